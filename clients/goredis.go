@@ -1,0 +1,95 @@
+package clients
+
+import (
+	"context"
+	"errors"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
+)
+
+// goRedisDoer is what *redis.Client and *redis.Conn share.
+type goRedisDoer interface {
+	Do(ctx context.Context, args ...any) *redis.Cmd
+	Pipeline() redis.Pipeliner
+}
+
+type goRedisConn struct {
+	doer   goRedisDoer
+	client *redis.Client // nil on a dedicated connection
+}
+
+var _ Client = (*goRedisConn)(nil)
+
+func newGoRedis(ep topologies.Endpoint, poolSize int) *goRedisConn {
+	c := redis.NewClient(&redis.Options{
+		Addr:                  ep.Addr,
+		Username:              ep.Username,
+		Password:              ep.Password,
+		DB:                    ep.DB,
+		TLSConfig:             ep.TLS,
+		PoolSize:              poolSize,
+		DialTimeout:           ConnectTimeout,
+		MaxRetries:            -1, // errors are counted, not hidden
+		ContextTimeoutEnabled: true,
+		DisableIdentity:       true,
+	})
+	return &goRedisConn{doer: c, client: c}
+}
+
+func args(cmd variants.Command) []any {
+	a := make([]any, len(cmd.Argv))
+	for i, s := range cmd.Argv {
+		a[i] = s
+	}
+	return a
+}
+
+func (g *goRedisConn) Do(ctx context.Context, cmd variants.Command) (any, error) {
+	return decodeGoRedis(g.doer.Do(ctx, args(cmd)...).Result())
+}
+
+func (g *goRedisConn) DoMulti(ctx context.Context, cmds ...variants.Command) []variants.Result {
+	pipe := g.doer.Pipeline()
+	pending := make([]*redis.Cmd, len(cmds))
+	for i, c := range cmds {
+		pending[i] = pipe.Do(ctx, args(c)...)
+	}
+	_, _ = pipe.Exec(ctx) // each command keeps its own error
+	out := make([]variants.Result, len(cmds))
+	for i, p := range pending {
+		out[i].Value, out[i].Err = decodeGoRedis(p.Result())
+	}
+	return out
+}
+
+func (g *goRedisConn) Dedicated(ctx context.Context, fn func(variants.Conn) error) error {
+	if g.client == nil {
+		return fn(g)
+	}
+	conn := g.client.Conn()
+	defer conn.Close()
+	return fn(&goRedisConn{doer: conn})
+}
+
+func (g *goRedisConn) Close() {
+	if g.client != nil {
+		_ = g.client.Close()
+	}
+}
+
+func decodeGoRedis(v any, err error) (any, error) {
+	if err == nil {
+		return v, nil
+	}
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		return nil, &variants.ServerError{Msg: re.Error()}
+	}
+	return nil, err
+}

@@ -1,0 +1,98 @@
+package clients
+
+import (
+	"context"
+	"net"
+
+	"github.com/redis/rueidis"
+
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
+)
+
+// rueidisDoer is what rueidis.Client and rueidis.DedicatedClient share.
+type rueidisDoer interface {
+	B() rueidis.Builder
+	Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult
+	DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult
+}
+
+type rueidisConn struct {
+	doer      rueidisDoer
+	client    rueidis.Client // nil on a dedicated connection
+	dedicated bool
+}
+
+var _ Client = (*rueidisConn)(nil)
+
+func newRueidis(ep topologies.Endpoint) (*rueidisConn, error) {
+	c, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:  []string{ep.Addr},
+		Username:     ep.Username,
+		Password:     ep.Password,
+		SelectDB:     ep.DB,
+		TLSConfig:    ep.TLS,
+		Dialer:       net.Dialer{Timeout: ConnectTimeout},
+		DisableCache: true, // no client-side caching: every acquire goes to Redis
+		DisableRetry: true, // errors are counted, not hidden
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rueidisConn{doer: c, client: c}, nil
+}
+
+func (r *rueidisConn) build(cmd variants.Command) rueidis.Completed {
+	b := r.doer.B().Arbitrary(cmd.Argv[0])
+	next := 1
+	for _, k := range cmd.Keys {
+		b = b.Args(cmd.Argv[next:k]...).Keys(cmd.Argv[k])
+		next = k + 1
+	}
+	return b.Args(cmd.Argv[next:]...).Build()
+}
+
+func (r *rueidisConn) Do(ctx context.Context, cmd variants.Command) (any, error) {
+	return decodeRueidis(r.doer.Do(ctx, r.build(cmd)))
+}
+
+func (r *rueidisConn) DoMulti(ctx context.Context, cmds ...variants.Command) []variants.Result {
+	built := make([]rueidis.Completed, len(cmds))
+	for i, c := range cmds {
+		built[i] = r.build(c)
+	}
+	out := make([]variants.Result, len(cmds))
+	for i, res := range r.doer.DoMulti(ctx, built...) {
+		out[i].Value, out[i].Err = decodeRueidis(res)
+	}
+	return out
+}
+
+func (r *rueidisConn) Dedicated(ctx context.Context, fn func(variants.Conn) error) error {
+	if r.dedicated {
+		return fn(r)
+	}
+	return r.client.Dedicated(func(d rueidis.DedicatedClient) error {
+		return fn(&rueidisConn{doer: d, dedicated: true})
+	})
+}
+
+func (r *rueidisConn) Close() {
+	if r.client != nil {
+		r.client.Close()
+	}
+}
+
+func decodeRueidis(res rueidis.RedisResult) (any, error) {
+	v, err := res.ToAny()
+	if err == nil {
+		return v, nil
+	}
+	if rueidis.IsRedisNil(err) {
+		return nil, nil
+	}
+	if re, ok := rueidis.IsRedisErr(err); ok {
+		return nil, &variants.ServerError{Msg: re.Error()}
+	}
+	return nil, err
+}

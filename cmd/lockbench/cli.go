@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/topologies"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitUsage       = 2   // bad flags, values, URLs, or an unreachable target
+	exitRunFailed   = 3   // the run itself failed
+	exitInterrupted = 130 // stopped by SIGINT or SIGTERM; what was measured is saved
+)
+
+// errInterrupted reports a run stopped by a signal after it saved what it
+// measured.
+var errInterrupted = errors.New("interrupted")
+
+// usageError is bad input: its message names the flag and what it accepts.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+const usage = `lockbench benchmarks Redis distributed locks and counts their violations.
+
+Usage:
+  lockbench run [flags]      run variants side by side and print one table
+  lockbench variants         list the lock designs with their claims
+  lockbench help [command]   show help
+
+Run 'lockbench run --help' for the flags of a run.
+`
+
+// run is the whole command; main only maps its error to an exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usagef("no command given (commands: run, variants, help)")
+	}
+	switch args[0] {
+	case "run":
+		return runRun(ctx, args[1:], stdout, stderr)
+	case "variants":
+		return runVariants(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		if len(args) > 1 {
+			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return usagef("unknown command %q (commands: run, variants, help)", args[0])
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	return fs
+}
+
+// parse parses args, treating --help as success and anything else wrong
+// as a usage error of one line.
+func parse(fs *pflag.FlagSet, args []string) (help bool, err error) {
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(fs.Output(), "Usage of lockbench %s:\n%s", fs.Name(), fs.FlagUsages())
+			return true, nil
+		}
+		return false, usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return false, usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return false, nil
+}
+
+// exitStatus prints err in one line and returns the status for it.
+func exitStatus(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintln(stderr, "lockbench: interrupted; what was measured is saved")
+		return exitInterrupted
+	}
+	fmt.Fprintln(stderr, "lockbench: "+strings.ReplaceAll(err.Error(), "\n", " "))
+	var ue usageError
+	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) {
+		return exitUsage
+	}
+	return exitRunFailed
+}

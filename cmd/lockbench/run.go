@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+// defaultVariants are the single-instance locks and the negative control.
+var defaultVariants = []string{"none", "simple", "setnx-expire", "set-nx-ex", "get-del", "lua-release", "watchdog"}
+
+// runOptions are the flags of lockbench run.
+type runOptions struct {
+	variants       []string
+	clients        []int
+	client         string
+	topology       string
+	target         string
+	tlsInsecure    bool
+	keys           int
+	hold, think    string
+	duration       time.Duration
+	ops            int64
+	warmup         time.Duration
+	ttl            time.Duration
+	retry          string
+	acquireTimeout time.Duration
+	format         string
+	out            string
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o runOptions
+	fs := newFlagSet("run", stderr)
+	fs.StringSliceVar(&o.variants, "variants", defaultVariants, "variants to run, comma-separated (see lockbench variants)")
+	fs.IntSliceVar(&o.clients, "clients", []int{16}, "concurrent clients; a comma list runs each count")
+	fs.StringVar(&o.client, "client", clients.Names[0], "client library: "+strings.Join(clients.Names, " or "))
+	fs.StringVar(&o.topology, "topology", "", "local (start redis-server) or embedded (miniredis); default local, embedded without redis-server")
+	fs.StringVar(&o.target, "target", "", "use an existing server: redis://[user@]host:port[/db] or rediss://...; password in the URL or $"+topologies.PasswordEnv)
+	fs.BoolVar(&o.tlsInsecure, "tls-insecure", false, "skip certificate checks of a rediss:// target")
+	fs.IntVar(&o.keys, "keys", 1, "distinct lock names clients pick from uniformly; 1 is maximum contention")
+	fs.StringVar(&o.hold, "hold", "1ms", "time in the critical section: a duration or distribution (2ms, exp:2ms, uniform:1ms-5ms, normal:10ms,2ms)")
+	fs.StringVar(&o.think, "think", "0", "pause after each release, as --hold")
+	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per cell (0 with --ops: until the ops are done)")
+	fs.Int64Var(&o.ops, "ops", 0, "stop each cell after this many measured acquisitions (0: by --duration)")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "warm-up per cell, recorded apart and left out of the table")
+	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "lease time of expiring locks")
+	fs.StringVar(&o.retry, "retry", "", "retry policy of a blocking acquire: none, spin, fixed:10ms, exp:1ms-100ms (default: each variant's own)")
+	fs.DurationVar(&o.acquireTimeout, "acquire-timeout", 10*time.Second, "give up a blocking acquire after this long")
+	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
+	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
+	if help, err := parse(fs, args); help || err != nil {
+		return err
+	}
+	p, err := o.plan(fs.Changed("duration"))
+	if err != nil {
+		return err
+	}
+	return execute(ctx, p, o, stdout, stderr)
+}
+
+// plan checks the flags and turns them into a plan. Every error names its
+// flag and what it accepts.
+func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
+	for _, v := range o.variants {
+		if _, err := variants.Lookup(v); err != nil {
+			return plan.Plan{}, usagef("--variants: %w", err)
+		}
+	}
+	if len(o.variants) == 0 {
+		return plan.Plan{}, usagef("--variants: give at least one (known: %s)", strings.Join(variants.Names(), ", "))
+	}
+	for _, n := range o.clients {
+		if n < 1 {
+			return plan.Plan{}, usagef("--clients: each count must be at least 1 (got %d)", n)
+		}
+	}
+	if err := clients.Check(o.client); err != nil {
+		return plan.Plan{}, usagef("--client: %w", err)
+	}
+	if err := results.CheckFormat(o.format); err != nil {
+		return plan.Plan{}, usagef("--format: %w", err)
+	}
+	if o.keys < 1 {
+		return plan.Plan{}, usagef("--keys: must be at least 1 (got %d)", o.keys)
+	}
+	hold, err := workloads.ParseDistribution(o.hold)
+	if err != nil {
+		return plan.Plan{}, usagef("--hold: %w", err)
+	}
+	think, err := workloads.ParseDistribution(o.think)
+	if err != nil {
+		return plan.Plan{}, usagef("--think: %w", err)
+	}
+	duration := o.duration
+	if o.ops > 0 && !durationSet {
+		duration = 0
+	}
+	for _, d := range []struct {
+		flag     string
+		v        time.Duration
+		positive bool
+	}{{"--duration", duration, o.ops == 0}, {"--warmup", o.warmup, false}, {"--ttl", o.ttl, true}, {"--acquire-timeout", o.acquireTimeout, true}} {
+		if d.v < 0 || (d.positive && d.v == 0) {
+			return plan.Plan{}, usagef("%s: must be a positive duration such as 10s or 500ms (got %v)", d.flag, d.v)
+		}
+	}
+	if o.ops < 0 {
+		return plan.Plan{}, usagef("--ops: must be 0 (run by --duration) or more (got %d)", o.ops)
+	}
+	var retry variants.RetryPolicy
+	if o.retry != "" {
+		if retry, err = variants.ParseRetry(o.retry); err != nil {
+			return plan.Plan{}, usagef("--retry: %w", err)
+		}
+	}
+	topo := topologies.Spec{Kind: o.topology, Target: o.target, TLSInsecure: o.tlsInsecure}
+	if o.target != "" {
+		if _, err := topologies.ParseTarget(o.target, o.tlsInsecure); err != nil {
+			return plan.Plan{}, usagef("--target: %w", err)
+		}
+	}
+	if _, _, err := topo.Resolve(); err != nil {
+		return plan.Plan{}, usagef("--topology: %w", err)
+	}
+	return plan.Plan{
+		Variants: o.variants,
+		Clients:  o.clients,
+		Client:   o.client,
+		Topology: topo,
+		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup},
+		TTL:      o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry,
+	}.WithDefaults(), nil
+}
+
+// execute runs the plan, saves the record (also when interrupted), and
+// prints it.
+func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.Writer) error {
+	if _, fellBack, _ := p.Topology.Resolve(); fellBack {
+		fmt.Fprintln(stderr, "lockbench: redis-server not found on PATH; using the embedded miniredis, whose figures are NOT representative of a real Redis server (install redis-server: apt-get install -y redis-server, or brew install redis)")
+	}
+	opts := runner.Options{
+		OnTopology: func(t topologies.Topology) {
+			fmt.Fprintf(stderr, "lockbench: topology %s at %s\n", t.Kind(), t.Endpoints()[0])
+		},
+		OnCell: func(i, total int, variant string, clients int) {
+			fmt.Fprintf(stderr, "lockbench: [%d/%d] %s, %d clients\n", i+1, total, variant, clients)
+		},
+	}
+	rec, err := runner.Run(ctx, p, opts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return err
+	}
+	out := o.out
+	if out == "" {
+		out = results.DefaultPath(rec.RunID)
+	}
+	if err := results.Save(rec, out); err != nil {
+		return err
+	}
+	if err := results.Render(stdout, rec, o.format); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "lockbench: record saved to %s\n", out)
+	if rec.Interrupted {
+		return errInterrupted
+	}
+	return nil
+}

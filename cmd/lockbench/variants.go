@@ -1,0 +1,42 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lockbench/lockbench/variants"
+)
+
+func runVariants(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("variants", stderr)
+	format := fs.String("format", "table", "output: table or json")
+	if help, err := parse(fs, args); help || err != nil {
+		return err
+	}
+	switch *format {
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(variants.All())
+	case "table":
+	default:
+		return usagef("--format: unknown format %q (known: table, json)", *format)
+	}
+	t := tablewriter.NewTable(stdout,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithConfig(tablewriter.Config{
+			Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}},
+			Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 60}},
+		}))
+	t.Header([]string{"variant", "kind", "claims", "default retry", "source", "how it works"})
+	for _, v := range variants.All() {
+		if err := t.Append([]string{v.Name, string(v.Kind), v.Claims.String(), v.DefaultRetry, v.Source, v.Summary}); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}

@@ -1,0 +1,18 @@
+// Package metrics owns what one run cell measures and the in-memory oracle
+// that checks what the lock was supposed to guarantee.
+//
+// Recording follows "accumulate, then summarize once": every simulated client
+// owns a [Recorder] (HdrHistograms of acquire, release and hold times in
+// microseconds, plus plain counters) that it updates without locks or
+// allocations; at the end of the cell [Merge] combines the recorders into a
+// [Summary] by merging histograms — percentiles are never averaged — and
+// computes how fairly acquisitions were spread over the clients.
+//
+// The [Oracle] is the protected resource, independent of Redis. It never
+// trusts the lock: each holder enters it, reads a counter, and on exit writes
+// back the value it read plus one (the classic ticket sale). Two holders that
+// overlap show up as an overlap, as time spent over the permitted number of
+// holders, and as lost updates of the counter.
+//
+// The package does no I/O and imports no other lockbench package.
+package metrics

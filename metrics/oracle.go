@@ -1,0 +1,171 @@
+package metrics
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Oracle is the protected resource of a run cell, independent of Redis. It
+// never trusts the lock: it counts how many holders are inside each resource's
+// critical section at once and keeps a counter per resource that every holder
+// reads on [Oracle.Enter] and writes back, plus one, on [Oracle.Exit]. When the
+// lock works the counters equal the number of critical sections; every overlap
+// of two holders loses an update.
+//
+// An Oracle is safe for concurrent use by many goroutines.
+type Oracle struct {
+	limit     int64
+	resources []resource
+}
+
+// resource is the state of one protected resource.
+type resource struct {
+	mu      sync.Mutex
+	holders int64
+	counter int64
+	// overLimitSince is when holders last rose above the limit; it is
+	// meaningful only while holders > limit.
+	overLimitSince   time.Time
+	timeOverLimit    time.Duration
+	overlaps         int64
+	maxOccupancy     int64
+	criticalSections int64
+	abandoned        int64
+}
+
+// Entry is one holder's stay in a critical section, returned by
+// [Oracle.Enter] and handed back to exactly one of [Oracle.Exit] or
+// [Oracle.Abandon].
+type Entry struct {
+	resource  int
+	valueRead int64
+	entered   bool
+}
+
+// Resource returns the resource the holder entered.
+func (e Entry) Resource() int { return e.resource }
+
+// ValueRead returns the resource's counter as read when the holder entered.
+func (e Entry) ValueRead() int64 { return e.valueRead }
+
+// OracleReport is what the oracle observed.
+type OracleReport struct {
+	// Overlaps counts entries that made a resource's holders exceed the limit.
+	Overlaps int64 `json:"overlaps"`
+	// MaxOccupancy is the most concurrent holders of any one resource.
+	MaxOccupancy int64 `json:"max_occupancy"`
+	// TimeOverLimit is the wall-clock time during which a resource had more
+	// holders than the limit, summed over resources, including intervals
+	// still open at report time. In JSON it is nanoseconds.
+	TimeOverLimit time.Duration `json:"time_over_limit"`
+	// CriticalSections counts exits (completed critical sections).
+	CriticalSections int64 `json:"critical_sections"`
+	// Abandoned counts holders that left without writing.
+	Abandoned int64 `json:"abandoned"`
+	// Counter is the sum of all resources' counters.
+	Counter int64 `json:"counter"`
+	// LostUpdates is CriticalSections − Counter: writes that overwrote
+	// another holder's write.
+	LostUpdates int64 `json:"lost_updates"`
+}
+
+// NewOracle returns an oracle of resources distinct resources, numbered
+// 0 to resources−1 (one per lock name), each allowing limit concurrent
+// holders (1 for a mutual-exclusion lock). It panics if resources or limit is
+// less than 1.
+func NewOracle(resources int, limit int) *Oracle {
+	if resources < 1 {
+		panic(fmt.Sprintf("metrics: NewOracle: resources must be at least 1, got %d", resources))
+	}
+	if limit < 1 {
+		panic(fmt.Sprintf("metrics: NewOracle: limit must be at least 1, got %d", limit))
+	}
+	return &Oracle{limit: int64(limit), resources: make([]resource, resources)}
+}
+
+// Enter records that a holder entered the critical section of resource and
+// reads that resource's counter into the returned Entry. It panics if
+// resource is out of range.
+func (o *Oracle) Enter(resource int) Entry {
+	res := o.resource(resource)
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	res.holders++
+	if res.holders > o.limit {
+		res.overlaps++
+		if res.holders == o.limit+1 {
+			res.overLimitSince = time.Now()
+		}
+	}
+	res.maxOccupancy = max(res.maxOccupancy, res.holders)
+	return Entry{resource: resource, valueRead: res.counter, entered: true}
+}
+
+// Exit records that the holder of e left the critical section after finishing
+// its work: it writes the value read at Enter plus one to the resource's
+// counter.
+func (o *Oracle) Exit(e Entry) {
+	res := o.leave(e, "Exit")
+	defer res.mu.Unlock()
+	res.counter = e.valueRead + 1
+	res.criticalSections++
+}
+
+// Abandon records that the holder of e left the critical section without
+// writing, because it learned mid-hold that its lease was lost.
+func (o *Oracle) Abandon(e Entry) {
+	res := o.leave(e, "Abandon")
+	defer res.mu.Unlock()
+	res.abandoned++
+}
+
+// leave removes e's holder from its resource and returns the resource locked.
+func (o *Oracle) leave(e Entry, caller string) *resource {
+	if !e.entered {
+		panic("metrics: Oracle." + caller + " of an Entry not returned by Enter")
+	}
+	res := o.resource(e.resource)
+	res.mu.Lock()
+	if res.holders <= 0 {
+		res.mu.Unlock()
+		panic(fmt.Sprintf("metrics: Oracle.%s of resource %d, which has no holder", caller, e.resource))
+	}
+	if res.holders == o.limit+1 {
+		res.timeOverLimit += time.Since(res.overLimitSince)
+	}
+	res.holders--
+	return res
+}
+
+// resource returns the state of resource i, panicking if i is out of range.
+func (o *Oracle) resource(i int) *resource {
+	if i < 0 || i >= len(o.resources) {
+		panic(fmt.Sprintf("metrics: oracle resource %d out of range [0, %d)", i, len(o.resources)))
+	}
+	return &o.resources[i]
+}
+
+// Report returns what the oracle has observed so far. It may be called while
+// holders are still entering and leaving; each resource is read consistently,
+// so CriticalSections == Counter + LostUpdates and LostUpdates >= 0 always
+// hold. Times are measured with the monotonic clock.
+func (o *Oracle) Report() OracleReport {
+	var rep OracleReport
+	for i := range o.resources {
+		res := &o.resources[i]
+		res.mu.Lock()
+		rep.Overlaps += res.overlaps
+		rep.MaxOccupancy = max(rep.MaxOccupancy, res.maxOccupancy)
+		rep.TimeOverLimit += res.timeOverLimit
+		if res.holders > o.limit {
+			rep.TimeOverLimit += time.Since(res.overLimitSince)
+		}
+		rep.CriticalSections += res.criticalSections
+		rep.Abandoned += res.abandoned
+		rep.Counter += res.counter
+		res.mu.Unlock()
+	}
+	rep.LostUpdates = rep.CriticalSections - rep.Counter
+	return rep
+}

@@ -1,0 +1,150 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Summary is the merged result of the recorders of one run cell. Histogram
+// values are microseconds; serialize them with [EncodeHistogram].
+type Summary struct {
+	// Acquire holds the latencies of successful acquisitions.
+	Acquire *hdrhistogram.Histogram `json:"-"`
+	// Release holds the latencies of releases.
+	Release *hdrhistogram.Histogram `json:"-"`
+	// Hold holds the hold times.
+	Hold *hdrhistogram.Histogram `json:"-"`
+
+	// Acquisitions is the number of successful acquisitions (Acquire's count).
+	Acquisitions   int64 `json:"acquisitions"`
+	Attempts       int64 `json:"attempts"`
+	FailedAttempts int64 `json:"failed_attempts"`
+	Timeouts       int64 `json:"timeouts"`
+	Errors         int64 `json:"errors"`
+	LeaseLost      int64 `json:"lease_lost"`
+	Commands       int64 `json:"commands"`
+	// Clamped counts samples recorded at a limit of the histogram range
+	// instead of at their value (see [Recorder.Clamped]).
+	Clamped int64 `json:"clamped"`
+
+	// Fairness describes how acquisitions were spread over the clients.
+	Fairness Fairness `json:"fairness"`
+}
+
+// Fairness describes how evenly successful acquisitions were spread over the
+// clients of a run cell.
+type Fairness struct {
+	// Clients is the number of recorders merged.
+	Clients int `json:"clients"`
+	// MinPerClient and MaxPerClient are the fewest and most acquisitions of
+	// any one client.
+	MinPerClient int64 `json:"min_per_client"`
+	MaxPerClient int64 `json:"max_per_client"`
+	// Jain is Jain's fairness index (Σx)²/(n·Σx²) over the per-client
+	// acquisition counts: 1 when all are equal (or all zero), 1/n when one
+	// client got everything.
+	Jain float64 `json:"jain"`
+}
+
+// Merge combines the recorders of one run cell into a Summary: histograms are
+// merged (percentiles are never averaged) and counters summed. Every element
+// of recs must be non-nil; recs itself may be empty.
+func Merge(recs []*Recorder) Summary {
+	s := Summary{
+		Acquire: newHistogram(),
+		Release: newHistogram(),
+		Hold:    newHistogram(),
+	}
+	perClient := make([]int64, 0, len(recs))
+	for _, r := range recs {
+		// The geometries are identical, so Merge drops nothing; count it as
+		// clamped anyway rather than lose it silently.
+		s.Clamped += s.Acquire.Merge(r.acquireLatency)
+		s.Clamped += s.Release.Merge(r.releaseLatency)
+		s.Clamped += s.Hold.Merge(r.holdTime)
+
+		s.Attempts += r.Attempts
+		s.FailedAttempts += r.FailedAttempts
+		s.Timeouts += r.Timeouts
+		s.Errors += r.Errors
+		s.LeaseLost += r.LeaseLost
+		s.Commands += r.Commands
+		s.Clamped += r.clamped
+		perClient = append(perClient, r.Acquisitions())
+	}
+	s.Acquisitions = s.Acquire.TotalCount()
+	s.Fairness = fairnessOf(perClient)
+	return s
+}
+
+// fairnessOf computes the fairness of per-client acquisition counts.
+func fairnessOf(perClient []int64) Fairness {
+	f := Fairness{Clients: len(perClient), Jain: 1}
+	if len(perClient) == 0 {
+		return f
+	}
+	f.MinPerClient, f.MaxPerClient = perClient[0], perClient[0]
+	var sum, sumOfSquares float64
+	for _, n := range perClient {
+		f.MinPerClient = min(f.MinPerClient, n)
+		f.MaxPerClient = max(f.MaxPerClient, n)
+		x := float64(n)
+		sum += x
+		sumOfSquares += x * x
+	}
+	if sumOfSquares > 0 {
+		f.Jain = sum * sum / (float64(len(perClient)) * sumOfSquares)
+	}
+	return f
+}
+
+// Latency is a set of quantiles of a histogram, in microseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Quantiles returns the 50th, 90th, 99th and 99.9th percentiles, maximum and
+// mean of h, in microseconds. An empty or nil histogram gives all zeros.
+func Quantiles(h *hdrhistogram.Histogram) Latency {
+	if h == nil || h.TotalCount() == 0 {
+		return Latency{}
+	}
+	return Latency{
+		P50:  float64(h.ValueAtQuantile(50)),
+		P90:  float64(h.ValueAtQuantile(90)),
+		P99:  float64(h.ValueAtQuantile(99)),
+		P999: float64(h.ValueAtQuantile(99.9)),
+		Max:  float64(h.Max()),
+		Mean: h.Mean(),
+	}
+}
+
+// EncodeHistogram returns h in HdrHistogram's V2 compressed encoding, as
+// base64 text that [DecodeHistogram] and other HdrHistogram implementations
+// read.
+func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	if h == nil {
+		return "", errors.New("metrics: encode histogram: nil histogram")
+	}
+	encoded, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", fmt.Errorf("metrics: encode histogram: %w", err)
+	}
+	return string(encoded), nil
+}
+
+// DecodeHistogram reads a histogram written by [EncodeHistogram].
+func DecodeHistogram(encoded string) (*hdrhistogram.Histogram, error) {
+	h, err := hdrhistogram.Decode([]byte(encoded))
+	if err != nil {
+		return nil, fmt.Errorf("metrics: decode histogram: %w", err)
+	}
+	return h, nil
+}

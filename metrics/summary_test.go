@@ -1,0 +1,140 @@
+package metrics
+
+import (
+	"encoding/base64"
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+func TestMergeSumsCounters(t *testing.T) {
+	a, b := NewRecorder(), NewRecorder()
+	a.Attempts, a.FailedAttempts, a.Timeouts, a.Errors, a.LeaseLost, a.Commands = 10, 4, 1, 2, 3, 40
+	b.Attempts, b.FailedAttempts, b.Timeouts, b.Errors, b.LeaseLost, b.Commands = 5, 1, 0, 1, 0, 20
+	a.RecordAcquire(time.Millisecond)
+	b.RecordAcquire(2 * time.Millisecond)
+	b.RecordAcquire(-time.Millisecond) // clamped
+	a.RecordRelease(time.Millisecond)
+	b.RecordHold(5 * time.Millisecond)
+
+	s := Merge([]*Recorder{a, b})
+	want := Summary{
+		Acquisitions: 3, Attempts: 15, FailedAttempts: 5, Timeouts: 1,
+		Errors: 3, LeaseLost: 3, Commands: 60, Clamped: 1,
+		Fairness: Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 2, Jain: 9.0 / 10.0},
+	}
+	got := s
+	got.Acquire, got.Release, got.Hold = nil, nil, nil
+	if got != want {
+		t.Errorf("Merge =\n%+v\nwant\n%+v", got, want)
+	}
+	if n := s.Release.TotalCount(); n != 1 {
+		t.Errorf("Release count = %d, want 1", n)
+	}
+	if n := s.Hold.TotalCount(); n != 1 {
+		t.Errorf("Hold count = %d, want 1", n)
+	}
+}
+
+// TestMergeMergesHistograms checks that percentiles come from the merged
+// distribution, not from averaging each recorder's percentiles.
+func TestMergeMergesHistograms(t *testing.T) {
+	fast, slow := NewRecorder(), NewRecorder()
+	for range 990 {
+		fast.RecordAcquire(100 * time.Microsecond)
+	}
+	for range 10 {
+		slow.RecordAcquire(10 * time.Millisecond)
+	}
+	lat := Quantiles(Merge([]*Recorder{fast, slow}).Acquire)
+	if lat.P50 != 100 {
+		t.Errorf("P50 = %v µs, want 100 (an average of per-recorder medians would be ~5050)", lat.P50)
+	}
+	if lat.P999 < 9990 || lat.P999 > 10010 {
+		t.Errorf("P99.9 = %v µs, want ~10000", lat.P999)
+	}
+	if wantMean := (990*100.0 + 10*10000.0) / 1000; math.Abs(lat.Mean-wantMean) > 1 {
+		t.Errorf("Mean = %v µs, want %v", lat.Mean, wantMean)
+	}
+}
+
+func TestFairness(t *testing.T) {
+	tests := []struct {
+		name      string
+		perClient []int64
+		want      Fairness
+	}{
+		{"no clients", nil, Fairness{Jain: 1}},
+		{"all zero", []int64{0, 0, 0}, Fairness{Clients: 3, Jain: 1}},
+		{"all equal", []int64{7, 7, 7, 7}, Fairness{Clients: 4, MinPerClient: 7, MaxPerClient: 7, Jain: 1}},
+		{"one client got all", []int64{0, 0, 0, 12}, Fairness{Clients: 4, MaxPerClient: 12, Jain: 0.25}},
+		{"uneven", []int64{1, 3}, Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 3, Jain: 16.0 / 20.0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			recs := make([]*Recorder, len(tt.perClient))
+			for i, n := range tt.perClient {
+				recs[i] = NewRecorder()
+				for range n {
+					recs[i].RecordAcquire(time.Millisecond)
+				}
+			}
+			got := Merge(recs).Fairness
+			if got.Clients != tt.want.Clients || got.MinPerClient != tt.want.MinPerClient ||
+				got.MaxPerClient != tt.want.MaxPerClient || math.Abs(got.Jain-tt.want.Jain) > 1e-12 {
+				t.Errorf("Fairness = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestQuantilesEmpty(t *testing.T) {
+	if got := Quantiles(nil); got != (Latency{}) {
+		t.Errorf("Quantiles(nil) = %+v, want zero", got)
+	}
+	if got := Quantiles(newHistogram()); got != (Latency{}) {
+		t.Errorf("Quantiles(empty) = %+v, want zero", got)
+	}
+}
+
+func TestEncodeDecodeHistogram(t *testing.T) {
+	r := NewRecorder()
+	for i := range 10_000 {
+		r.RecordAcquire(time.Duration(i*i) * time.Microsecond)
+	}
+	r.RecordAcquire(2 * time.Hour)
+	h := Merge([]*Recorder{r}).Acquire
+
+	text, err := EncodeHistogram(h)
+	if err != nil {
+		t.Fatalf("EncodeHistogram: %v", err)
+	}
+	decoded, err := DecodeHistogram(text)
+	if err != nil {
+		t.Fatalf("DecodeHistogram: %v", err)
+	}
+	if !h.Equals(decoded) {
+		t.Error("decoded histogram differs from the encoded one")
+	}
+	if Quantiles(decoded) != Quantiles(h) {
+		t.Errorf("decoded quantiles %+v, want %+v", Quantiles(decoded), Quantiles(h))
+	}
+}
+
+func TestEncodeDecodeHistogramErrors(t *testing.T) {
+	if _, err := EncodeHistogram(nil); err == nil {
+		t.Error("EncodeHistogram(nil): no error")
+	}
+	for _, bad := range []string{"", "not base64!", "AAAA"} {
+		if _, err := DecodeHistogram(bad); err == nil {
+			t.Errorf("DecodeHistogram(%q): no error", bad)
+		}
+	}
+	// The cause is wrapped, not replaced.
+	_, err := DecodeHistogram("not base64!")
+	var corrupt base64.CorruptInputError
+	if !errors.As(err, &corrupt) {
+		t.Errorf("DecodeHistogram error %v does not wrap its base64 cause", err)
+	}
+}

@@ -1,0 +1,85 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+// ErrInvalid is wrapped by every Validate error.
+var ErrInvalid = errors.New("invalid plan")
+
+// Plan is one run: every variant × every client count, on one topology.
+type Plan struct {
+	// Variants are run in this order. Required.
+	Variants []string `json:"variants"`
+	// Clients lists the client counts; each is one cell per variant.
+	// Required.
+	Clients []int `json:"clients"`
+	// Client is the client library: rueidis or go-redis. Default rueidis.
+	Client string `json:"client"`
+	// Topology says where Redis is. Default local (embedded without
+	// redis-server).
+	Topology topologies.Spec `json:"topology"`
+	// Workload is the load of each cell; its Clients is set per cell.
+	Workload workloads.Spec `json:"workload"`
+	// TTL is the lease time of expiring locks. Default 10s.
+	TTL time.Duration `json:"ttl"`
+	// AcquireTimeout bounds one blocking acquire. Default 10s.
+	AcquireTimeout time.Duration `json:"acquire_timeout"`
+	// Retry overrides every variant's own retry policy when set.
+	Retry variants.RetryPolicy `json:"retry,omitzero"`
+	// Limit is the number of holders a semaphore admits. Default 1.
+	Limit int `json:"limit"`
+}
+
+// WithDefaults returns p with every unset optional field at its default.
+func (p Plan) WithDefaults() Plan {
+	if p.Client == "" {
+		p.Client = clients.Names[0]
+	}
+	if p.TTL <= 0 {
+		p.TTL = 10 * time.Second
+	}
+	if p.AcquireTimeout <= 0 {
+		p.AcquireTimeout = 10 * time.Second
+	}
+	if p.Limit <= 0 {
+		p.Limit = 1
+	}
+	if p.Workload.Keys <= 0 {
+		p.Workload.Keys = 1
+	}
+	return p
+}
+
+// Validate reports the first thing wrong with p (after WithDefaults).
+func (p Plan) Validate() error {
+	if len(p.Variants) == 0 {
+		return fmt.Errorf("%w: no variants", ErrInvalid)
+	}
+	for _, v := range p.Variants {
+		if _, err := variants.Lookup(v); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	}
+	if len(p.Clients) == 0 {
+		return fmt.Errorf("%w: no client counts", ErrInvalid)
+	}
+	for _, n := range p.Clients {
+		w := p.Workload
+		w.Clients = n
+		if err := w.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	}
+	if err := clients.Check(p.Client); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return nil
+}

@@ -1,0 +1,169 @@
+package results
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/plan"
+)
+
+// SchemaVersion is the version of the record format written here. Readers
+// refuse records of another version.
+const SchemaVersion = 1
+
+// Record is everything one run measured, with the configuration that
+// produced it.
+type Record struct {
+	Schema      int          `json:"schema"`
+	Tool        string       `json:"tool"`
+	RunID       string       `json:"run_id"`
+	Started     time.Time    `json:"started"`
+	Finished    time.Time    `json:"finished"`
+	Interrupted bool         `json:"interrupted"`
+	Host        Host         `json:"host"`
+	Config      plan.Plan    `json:"config"`
+	Topology    TopologyInfo `json:"topology"`
+	Cells       []Cell       `json:"cells"`
+}
+
+// Host describes the machine that ran the load.
+type Host struct {
+	Hostname  string `json:"hostname"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+}
+
+// ThisHost describes the running machine.
+func ThisHost() Host {
+	name, _ := os.Hostname()
+	return Host{Hostname: name, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+}
+
+// TopologyInfo says what Redis the run measured.
+type TopologyInfo struct {
+	Kind      string   `json:"kind"`
+	Endpoints []string `json:"endpoints"`
+	// Representative is false for the embedded miniredis, whose figures say
+	// nothing of a real server.
+	Representative bool   `json:"representative"`
+	ServerVersion  string `json:"server_version,omitempty"`
+}
+
+// Cell is one variant at one client count.
+type Cell struct {
+	Variant  string `json:"variant"`
+	Client   string `json:"client"`
+	Topology string `json:"topology"`
+	Clients  int    `json:"clients"`
+	Keys     int    `json:"keys"`
+	// Interrupted marks a cell cut short by Ctrl-C: its figures cover only
+	// what ran.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Error is why the cell could not run; its figures are then empty.
+	Error string `json:"error,omitempty"`
+
+	ElapsedS       float64 `json:"elapsed_s"`
+	Acquisitions   int64   `json:"acquisitions"`
+	ThroughputPerS float64 `json:"throughput_per_s"`
+
+	AcquireLatencyUS metrics.Latency `json:"acquire_latency_us"`
+	ReleaseLatencyUS metrics.Latency `json:"release_latency_us"`
+	HoldTimeUS       metrics.Latency `json:"hold_time_us"`
+
+	Attempts       int64 `json:"attempts"`
+	FailedAttempts int64 `json:"failed_attempts"`
+	Timeouts       int64 `json:"timeouts"`
+	Errors         int64 `json:"errors"`
+	// Commands were sent by the clients in the measured phase, counted at
+	// the connection interface (watchdog renewals included).
+	Commands               int64   `json:"commands"`
+	CommandsPerAcquisition float64 `json:"commands_per_acquisition"`
+
+	Fairness   metrics.Fairness `json:"fairness"`
+	Violations Violations       `json:"violations"`
+	Warmup     Warmup           `json:"warmup"`
+	Histograms Histograms       `json:"histograms"`
+}
+
+// Violations are what the oracle saw, over the whole cell (warm-up
+// included: a violation is one wherever it happens).
+type Violations struct {
+	// Overlaps counts entries into the resource that made its holders exceed
+	// the limit.
+	Overlaps        int64   `json:"overlaps"`
+	MaxOccupancy    int64   `json:"max_occupancy"`
+	TimeOverLimitMS float64 `json:"time_over_limit_ms"`
+	// LostUpdates is critical sections whose counter increment was lost
+	// (tickets oversold).
+	LostUpdates      int64 `json:"lost_updates"`
+	CriticalSections int64 `json:"critical_sections"`
+	// LeaseLost counts releases and renewals that found the lease gone.
+	LeaseLost int64 `json:"lease_lost"`
+	// Abandoned counts critical sections left early because the holder
+	// learned its lease was lost.
+	Abandoned int64 `json:"abandoned"`
+}
+
+// Warmup summarizes the warm-up phase, which the figures above leave out.
+type Warmup struct {
+	Acquisitions int64 `json:"acquisitions"`
+	Errors       int64 `json:"errors"`
+	Timeouts     int64 `json:"timeouts"`
+}
+
+// Histograms are the measured phase's HdrHistograms (microseconds) in
+// HdrHistogram's V2 compressed encoding, base64.
+type Histograms struct {
+	Acquire string `json:"acquire"`
+	Release string `json:"release"`
+	Hold    string `json:"hold"`
+}
+
+// NewCell summarizes one cell's measured phase, warm-up and oracle report.
+func NewCell(measured, warmup metrics.Summary, oracle metrics.OracleReport, elapsed time.Duration) (Cell, error) {
+	c := Cell{
+		ElapsedS:         elapsed.Seconds(),
+		Acquisitions:     measured.Acquisitions,
+		AcquireLatencyUS: metrics.Quantiles(measured.Acquire),
+		ReleaseLatencyUS: metrics.Quantiles(measured.Release),
+		HoldTimeUS:       metrics.Quantiles(measured.Hold),
+		Attempts:         measured.Attempts,
+		FailedAttempts:   measured.FailedAttempts,
+		Timeouts:         measured.Timeouts,
+		Errors:           measured.Errors,
+		Commands:         measured.Commands,
+		Fairness:         measured.Fairness,
+		Violations: Violations{
+			Overlaps:         oracle.Overlaps,
+			MaxOccupancy:     oracle.MaxOccupancy,
+			TimeOverLimitMS:  float64(oracle.TimeOverLimit) / float64(time.Millisecond),
+			LostUpdates:      oracle.LostUpdates,
+			CriticalSections: oracle.CriticalSections,
+			LeaseLost:        measured.LeaseLost + warmup.LeaseLost,
+			Abandoned:        oracle.Abandoned,
+		},
+		Warmup: Warmup{Acquisitions: warmup.Acquisitions, Errors: warmup.Errors, Timeouts: warmup.Timeouts},
+	}
+	if elapsed > 0 {
+		c.ThroughputPerS = float64(measured.Acquisitions) / elapsed.Seconds()
+	}
+	if measured.Acquisitions > 0 {
+		c.CommandsPerAcquisition = float64(measured.Commands) / float64(measured.Acquisitions)
+	}
+	var err error
+	if c.Histograms.Acquire, err = metrics.EncodeHistogram(measured.Acquire); err != nil {
+		return c, fmt.Errorf("results: encode acquire histogram: %w", err)
+	}
+	if c.Histograms.Release, err = metrics.EncodeHistogram(measured.Release); err != nil {
+		return c, fmt.Errorf("results: encode release histogram: %w", err)
+	}
+	if c.Histograms.Hold, err = metrics.EncodeHistogram(measured.Hold); err != nil {
+		return c, fmt.Errorf("results: encode hold histogram: %w", err)
+	}
+	return c, nil
+}

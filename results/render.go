@@ -1,0 +1,197 @@
+package results
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Formats lists what Render writes.
+var Formats = []string{"table", "json", "markdown", "csv"}
+
+// ErrUnknownFormat is returned for a format not in Formats.
+var ErrUnknownFormat = errors.New("unknown format")
+
+// CheckFormat returns an error naming the known formats when f is unknown.
+func CheckFormat(f string) error {
+	for _, k := range Formats {
+		if k == f {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w %q (known: %s)", ErrUnknownFormat, f, strings.Join(Formats, ", "))
+}
+
+// column is one column of the summary table: its header and how to show a
+// cell's value in it.
+type column struct {
+	header string
+	value  func(c *Cell) string
+}
+
+var columns = []column{
+	{"variant", func(c *Cell) string { return c.Variant }},
+	{"client", func(c *Cell) string { return c.Client }},
+	{"clients", func(c *Cell) string { return strconv.Itoa(c.Clients) }},
+	{"acq/s", func(c *Cell) string { return formatRate(c.ThroughputPerS) }},
+	{"acquire p50", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P50) }},
+	{"p99", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P99) }},
+	{"p99.9", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P999) }},
+	{"max", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.Max) }},
+	{"cmds/acq", func(c *Cell) string { return ratio(c.Commands, c.Acquisitions) }},
+	{"tries/acq", func(c *Cell) string { return ratio(c.Attempts, c.Acquisitions) }},
+	{"timeouts", func(c *Cell) string { return strconv.FormatInt(c.Timeouts, 10) }},
+	{"errors", func(c *Cell) string { return strconv.FormatInt(c.Errors, 10) }},
+	{"jain", func(c *Cell) string { return strconv.FormatFloat(c.Fairness.Jain, 'f', 3, 64) }},
+	{"overlaps", func(c *Cell) string { return strconv.FormatInt(c.Violations.Overlaps, 10) }},
+	{"lost upd", func(c *Cell) string { return strconv.FormatInt(c.Violations.LostUpdates, 10) }},
+	{"lease lost", func(c *Cell) string { return strconv.FormatInt(c.Violations.LeaseLost, 10) }},
+}
+
+// Render writes rec to w in format.
+func Render(w io.Writer, rec *Record, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rec)
+	case "csv":
+		return renderCSV(w, rec)
+	case "table", "markdown":
+		return renderTable(w, rec, format == "markdown")
+	}
+	return CheckFormat(format)
+}
+
+func rows(rec *Record) (header []string, body [][]string) {
+	for _, col := range columns {
+		header = append(header, col.header)
+	}
+	for i := range rec.Cells {
+		c := &rec.Cells[i]
+		row := make([]string, len(columns))
+		for j, col := range columns {
+			row[j] = col.value(c)
+		}
+		if c.Error != "" {
+			row = append(row[:3], failedRow(len(columns)-3, c.Error)...)
+		}
+		body = append(body, row)
+	}
+	return header, body
+}
+
+// failedRow fills a failed cell's figures with a dash and its error.
+func failedRow(n int, msg string) []string {
+	row := make([]string, n)
+	for i := range row {
+		row[i] = "-"
+	}
+	row[0] = "error: " + msg
+	return row
+}
+
+func renderTable(w io.Writer, rec *Record, markdown bool) error {
+	header, body := rows(rec)
+	opts := []tablewriter.Option{tablewriter.WithConfig(tablewriter.Config{
+		Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}},
+		Row:    tw.CellConfig{Alignment: tw.CellAlignment{Global: tw.AlignRight}},
+	})}
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	} else {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})))
+	}
+	t := tablewriter.NewTable(w, opts...)
+	t.Header(header)
+	if err := t.Bulk(body); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, note := range Notes(rec) {
+		if markdown {
+			note = "\n> " + note
+		}
+		if _, err := fmt.Fprintln(w, note); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Notes are the lines that must travel with the table: what it measured
+// and what makes its figures less than they seem.
+func Notes(rec *Record) []string {
+	notes := []string{fmt.Sprintf("run %s · topology %s %s · hold %s · keys %d · acquire latency of successful acquisitions",
+		rec.RunID, rec.Topology.Kind, rec.Topology.ServerVersion, rec.Config.Workload.Hold, rec.Config.Workload.Keys)}
+	if !rec.Topology.Representative {
+		notes = append(notes, "WARNING: embedded miniredis, not a real Redis server: latency and throughput are not representative.")
+	}
+	if rec.Interrupted {
+		notes = append(notes, "INTERRUPTED: the run was stopped early; figures cover only what ran.")
+	}
+	return notes
+}
+
+func renderCSV(w io.Writer, rec *Record) error {
+	cw := csv.NewWriter(w)
+	header := []string{"variant", "client", "topology", "clients", "keys", "elapsed_s", "acquisitions", "throughput_per_s",
+		"acquire_p50_us", "acquire_p90_us", "acquire_p99_us", "acquire_p999_us", "acquire_max_us",
+		"release_p50_us", "release_p99_us", "attempts", "failed_attempts", "timeouts", "errors", "commands",
+		"commands_per_acquisition", "jain", "min_per_client", "max_per_client",
+		"overlaps", "max_occupancy", "time_over_limit_ms", "lost_updates", "lease_lost", "abandoned", "interrupted", "error"}
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, c := range rec.Cells {
+		a := c.AcquireLatencyUS
+		if err := cw.Write([]string{c.Variant, c.Client, c.Topology, strconv.Itoa(c.Clients), strconv.Itoa(c.Keys),
+			f(c.ElapsedS), n(c.Acquisitions), f(c.ThroughputPerS),
+			f(a.P50), f(a.P90), f(a.P99), f(a.P999), f(a.Max),
+			f(c.ReleaseLatencyUS.P50), f(c.ReleaseLatencyUS.P99), n(c.Attempts), n(c.FailedAttempts), n(c.Timeouts),
+			n(c.Errors), n(c.Commands), f(c.CommandsPerAcquisition), f(c.Fairness.Jain),
+			n(c.Fairness.MinPerClient), n(c.Fairness.MaxPerClient),
+			n(c.Violations.Overlaps), n(c.Violations.MaxOccupancy), f(c.Violations.TimeOverLimitMS),
+			n(c.Violations.LostUpdates), n(c.Violations.LeaseLost), n(c.Violations.Abandoned),
+			strconv.FormatBool(c.Interrupted), c.Error}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// formatMicros shows a latency in microseconds with a unit that keeps three
+// significant figures.
+func formatMicros(us float64) string {
+	switch {
+	case us == 0:
+		return "-"
+	case us < 1000:
+		return strconv.FormatFloat(us, 'f', 0, 64) + "µs"
+	case us < 1e6:
+		return strconv.FormatFloat(us/1e3, 'f', 2, 64) + "ms"
+	}
+	return strconv.FormatFloat(us/1e6, 'f', 2, 64) + "s"
+}
+
+func formatRate(perS float64) string { return strconv.FormatFloat(perS, 'f', 0, 64) }
+
+func ratio(num, den int64) string {
+	if den == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(float64(num)/float64(den), 'f', 2, 64)
+}

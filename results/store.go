@@ -1,0 +1,71 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// DefaultDir is where runs are saved unless told otherwise.
+const DefaultDir = "results/runs"
+
+// ErrBadRecord is wrapped by every Load error about the file's content.
+var ErrBadRecord = errors.New("not a lockbench record")
+
+// DefaultPath is the file a run is saved to by default.
+func DefaultPath(runID string) string { return filepath.Join(DefaultDir, runID+".json") }
+
+// Save writes rec to path atomically: to a temporary file in the same
+// directory, synced, then renamed over path. A reader never sees a torn
+// record, and an interrupted save leaves no file behind.
+func Save(rec *Record, path string) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: encode record: %w", err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("results: write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("results: sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	return nil
+}
+
+// Load reads a record and checks its schema version.
+func Load(path string) (*Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var rec Record
+	if err := dec.Decode(&rec); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrBadRecord, err)
+	}
+	if rec.Tool != "lockbench" || rec.Schema != SchemaVersion {
+		return nil, fmt.Errorf("%s: %w: tool %q schema %d (this lockbench reads schema %d)", path, ErrBadRecord, rec.Tool, rec.Schema, SchemaVersion)
+	}
+	return &rec, nil
+}

@@ -1,0 +1,184 @@
+package runner
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+// cleanupTimeout bounds the removal of a run's keys, which runs even after
+// an interrupt.
+const cleanupTimeout = 5 * time.Second
+
+// Options are the runner's own settings, apart from the plan.
+type Options struct {
+	// RunID names the run and its keys (lockbench:<run-id>:). Default: the
+	// start time and a random suffix.
+	RunID string
+	// OnTopology, when set, is called once the topology is up.
+	OnTopology func(topologies.Topology)
+	// OnCell, when set, is called before each cell starts.
+	OnCell func(index, total int, variant string, clients int)
+}
+
+// NewRunID returns a run id: UTC start time and 6 random hex digits.
+func NewRunID() string {
+	var b [3]byte
+	_, _ = crand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// KeyPrefix is the prefix of every key of run id.
+func KeyPrefix(runID string) string { return "lockbench:" + runID + ":" }
+
+// Run executes p and returns its record. When ctx ends mid-run, Run stops
+// within about a second and returns what was measured, marked interrupted,
+// with a nil error. An error means nothing was measured.
+func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error) {
+	p = p.WithDefaults()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.RunID == "" {
+		opts.RunID = NewRunID()
+	}
+	rec := &results.Record{
+		Schema: results.SchemaVersion, Tool: "lockbench", RunID: opts.RunID,
+		Started: time.Now().UTC(), Host: results.ThisHost(), Config: p,
+	}
+	topo, err := topologies.Open(ctx, p.Topology)
+	if err != nil {
+		return nil, err
+	}
+	defer topo.Close()
+	if opts.OnTopology != nil {
+		opts.OnTopology(topo)
+	}
+	ep := topo.Endpoints()[0]
+	rec.Config.Topology.Kind = topo.Kind()
+	rec.Topology = results.TopologyInfo{Kind: topo.Kind(), Endpoints: []string{ep.String()}, Representative: topo.Representative()}
+
+	client, err := clients.New(ctx, ep, clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	rec.Topology.ServerVersion = serverVersion(ctx, client)
+
+	prefix := KeyPrefix(opts.RunID)
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		defer cancel()
+		_, _ = DeleteKeys(cctx, client, prefix)
+	}()
+	total, index := len(p.Variants)*len(p.Clients), 0
+	for _, variant := range p.Variants {
+		for _, n := range p.Clients {
+			if ctx.Err() != nil {
+				break
+			}
+			if opts.OnCell != nil {
+				opts.OnCell(index, total, variant, n)
+			}
+			cell := runCell(ctx, p, client, variant, n, fmt.Sprintf("%sc%d:", prefix, index))
+			cell.Topology = topo.Kind()
+			rec.Cells = append(rec.Cells, cell)
+			index++
+		}
+	}
+	rec.Interrupted = ctx.Err() != nil
+	rec.Finished = time.Now().UTC()
+	return rec, nil
+}
+
+// runCell runs one variant at one client count with keys under prefix.
+func runCell(ctx context.Context, p plan.Plan, client clients.Client, variant string, n int, prefix string) results.Cell {
+	spec := p.Workload
+	spec.Clients = n
+	counted := variants.NewCounted(client)
+	oracle := metrics.NewOracle(spec.Keys, p.Limit)
+	newLock := func(_ int, onAttempt func(error)) (variants.Lock, error) {
+		return variants.New(variant, variants.Config{
+			Conn: counted, Prefix: prefix, TTL: p.TTL, Retry: p.Retry,
+			AcquireTimeout: p.AcquireTimeout, Limit: p.Limit, OnAttempt: onAttempt,
+		})
+	}
+	var atMeasure int64
+	out, err := workloads.Run(ctx, spec, newLock, oracle, func() { atMeasure = counted.Commands() })
+	base := results.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys}
+	if err != nil {
+		base.Error = err.Error()
+		return base
+	}
+	out.Measured.Commands = counted.Commands() - atMeasure
+	cell, err := results.NewCell(out.Measured, out.Warmup, oracle.Report(), out.Elapsed)
+	if err != nil {
+		base.Error = err.Error()
+		return base
+	}
+	cell.Variant, cell.Client, cell.Clients, cell.Keys = base.Variant, base.Client, base.Clients, base.Keys
+	cell.Interrupted = out.Interrupted
+	return cell
+}
+
+// DeleteKeys removes every key under prefix, found with SCAN, and returns
+// how many it deleted. It never touches another key.
+func DeleteKeys(ctx context.Context, conn variants.Conn, prefix string) (int64, error) {
+	var deleted int64
+	cursor := "0"
+	for {
+		reply, err := conn.Do(ctx, variants.Bare("SCAN", cursor, "MATCH", prefix+"*", "COUNT", "1000"))
+		if err != nil {
+			return deleted, fmt.Errorf("runner: scan %s*: %w", prefix, err)
+		}
+		page, ok := reply.([]any)
+		if !ok || len(page) != 2 {
+			return deleted, fmt.Errorf("runner: unexpected SCAN reply %v", reply)
+		}
+		cursor, _ = page[0].(string)
+		keys, _ := page[1].([]any)
+		for _, k := range keys {
+			key, _ := k.(string)
+			if !strings.HasPrefix(key, prefix) {
+				continue
+			}
+			n, err := conn.Do(ctx, variants.Cmd("DEL", key))
+			if err != nil {
+				return deleted, fmt.Errorf("runner: delete %s: %w", key, err)
+			}
+			if n == int64(1) {
+				deleted++
+			}
+		}
+		if cursor == "0" || cursor == "" {
+			return deleted, nil
+		}
+	}
+}
+
+// serverVersion asks the server its version; "" when it will not say.
+func serverVersion(ctx context.Context, conn variants.Conn) string {
+	reply, err := conn.Do(ctx, variants.Bare("INFO", "server"))
+	if err != nil {
+		return ""
+	}
+	info, _ := reply.(string)
+	for line := range strings.SplitSeq(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
+			return v
+		}
+	}
+	return ""
+}

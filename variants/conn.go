@@ -1,0 +1,95 @@
+package variants
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+)
+
+// Conn is the narrow connection to Redis that variants use. Adapters for
+// rueidis and go-redis live in package clients.
+//
+// Replies are decoded to nil (the nil reply), int64, string, or []any of
+// those. A server error reply is returned as a *ServerError.
+type Conn interface {
+	// Do sends one command and returns its reply.
+	Do(ctx context.Context, cmd Command) (any, error)
+	// DoMulti sends the commands as one pipeline, written back to back on
+	// one connection (so MULTI ... EXEC in it is a transaction), and returns
+	// one Result per command.
+	DoMulti(ctx context.Context, cmds ...Command) []Result
+	// Dedicated runs fn on a connection reserved to it for its duration,
+	// for commands with connection state such as WATCH.
+	Dedicated(ctx context.Context, fn func(Conn) error) error
+}
+
+// Command is one Redis command. Argv[0] is the command's name; Keys lists
+// the positions in Argv that hold keys, so cluster clients can route it.
+type Command struct {
+	Argv []string
+	Keys []int
+}
+
+// Cmd builds a command whose only key is its first argument, which is the
+// shape of most commands a lock uses (SET, GET, DEL, PEXPIRE, ZADD, ...).
+func Cmd(name, key string, args ...string) Command {
+	argv := make([]string, 0, 2+len(args))
+	argv = append(argv, name, key)
+	argv = append(argv, args...)
+	return Command{Argv: argv, Keys: []int{1}}
+}
+
+// Bare builds a command that has no key, such as MULTI or EXEC.
+func Bare(argv ...string) Command { return Command{Argv: argv} }
+
+// Result is one reply of a pipeline.
+type Result struct {
+	Value any
+	Err   error
+}
+
+// ServerError is an error reply sent by the Redis server.
+type ServerError struct{ Msg string }
+
+func (e *ServerError) Error() string { return "redis: " + e.Msg }
+
+// IsNoScript reports whether err is Redis' NOSCRIPT reply to EVALSHA.
+func IsNoScript(err error) bool {
+	var se *ServerError
+	return errors.As(err, &se) && strings.HasPrefix(se.Msg, "NOSCRIPT")
+}
+
+// Counted wraps a Conn and counts the commands sent through it, the
+// client-side figure of what one acquisition costs Redis.
+type Counted struct {
+	conn     Conn
+	commands *atomic.Int64
+}
+
+var _ Conn = (*Counted)(nil)
+
+// NewCounted returns conn with a command counter.
+func NewCounted(conn Conn) *Counted { return &Counted{conn: conn, commands: new(atomic.Int64)} }
+
+// Commands returns how many commands were sent so far.
+func (c *Counted) Commands() int64 { return c.commands.Load() }
+
+// Do implements Conn.
+func (c *Counted) Do(ctx context.Context, cmd Command) (any, error) {
+	c.commands.Add(1)
+	return c.conn.Do(ctx, cmd)
+}
+
+// DoMulti implements Conn; every command of the pipeline counts.
+func (c *Counted) DoMulti(ctx context.Context, cmds ...Command) []Result {
+	c.commands.Add(int64(len(cmds)))
+	return c.conn.DoMulti(ctx, cmds...)
+}
+
+// Dedicated implements Conn; commands sent on the dedicated connection count.
+func (c *Counted) Dedicated(ctx context.Context, fn func(Conn) error) error {
+	return c.conn.Dedicated(ctx, func(d Conn) error {
+		return fn(&Counted{conn: d, commands: c.commands})
+	})
+}

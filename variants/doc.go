@@ -1,0 +1,12 @@
+// Package variants owns the lock and semaphore designs lockbench measures.
+//
+// It defines the contracts every design implements (Lock, Lease), the narrow
+// connection interface the designs talk to Redis through (Conn, implemented by
+// one adapter per client library in package clients), the retry policies of a
+// blocking acquire, and a registry of designs by name, like database/sql
+// drivers: each variant is one file that registers itself in init, with its
+// Lua scripts next to it.
+//
+// A variant never reads flags and never prints; it reports what happened
+// through its return values and errors (ErrBusy, ErrTimeout, ErrLeaseLost).
+package variants

@@ -1,0 +1,45 @@
+package variants
+
+import "context"
+
+func init() {
+	Register(Info{
+		Name:         "get-del",
+		Kind:         KindLock,
+		Source:       "seed 002 §1.4 引入校验id",
+		Summary:      "SET key token NX PX ttl. Release: GET, compare the token, then DEL: two round trips, not atomic",
+		Claims:       Claims{TTL: true, OwnerCheckedRelease: true},
+		DefaultRetry: "fixed:1ms",
+	}, func(cfg Config) (Lock, error) { return &getDelLock{base: newBase(cfg)}, nil })
+}
+
+// getDelLock checks the owner before deleting, but in two steps: the lease
+// can expire and another client acquire between the GET and the DEL, whose
+// lock the DEL then removes (seed 002 §1.5 describes the race).
+type getDelLock struct{ base }
+
+var _ Lock = (*getDelLock)(nil)
+
+func (l *getDelLock) Acquire(ctx context.Context, name string) (Lease, error) {
+	return l.acquire(ctx, func(ctx context.Context) (Lease, error) {
+		return l.setNX(ctx, name, l.release)
+	})
+}
+
+func (l *getDelLock) release(ctx context.Context, key, token string) error {
+	held, err := l.cfg.Conn.Do(ctx, Cmd("GET", key))
+	if err != nil {
+		return err
+	}
+	if held != token {
+		return ErrLeaseLost
+	}
+	n, err := l.cfg.Conn.Do(ctx, Cmd("DEL", key))
+	if err != nil {
+		return err
+	}
+	if n != int64(1) {
+		return ErrLeaseLost
+	}
+	return nil
+}

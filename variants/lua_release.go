@@ -1,0 +1,47 @@
+package variants
+
+import (
+	"context"
+	_ "embed"
+)
+
+//go:embed lua/compare_del.lua
+var compareDelLua string
+
+var compareDel = NewScript(compareDelLua)
+
+func init() {
+	Register(Info{
+		Name:         "lua-release",
+		Kind:         KindLock,
+		Source:       "seed 002 §1.5 引入lua",
+		Summary:      "SET key token NX PX ttl. Release: Lua compare-and-delete (EVALSHA, EVAL on NOSCRIPT)",
+		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
+		DefaultRetry: "fixed:1ms",
+	}, func(cfg Config) (Lock, error) { return &luaReleaseLock{base: newBase(cfg)}, nil })
+}
+
+// luaReleaseLock closes get-del's race by comparing and deleting in one
+// script. A holder paused past its TTL still loses the lock silently.
+type luaReleaseLock struct{ base }
+
+var _ Lock = (*luaReleaseLock)(nil)
+
+func (l *luaReleaseLock) Acquire(ctx context.Context, name string) (Lease, error) {
+	return l.acquire(ctx, func(ctx context.Context) (Lease, error) {
+		return l.setNX(ctx, name, l.compareAndDelete)
+	})
+}
+
+// compareAndDelete is lua-release's release, shared by the variants built
+// on it.
+func (b *base) compareAndDelete(ctx context.Context, key, token string) error {
+	n, err := compareDel.Run(ctx, b.cfg.Conn, []string{key}, token)
+	if err != nil {
+		return err
+	}
+	if n != int64(1) {
+		return ErrLeaseLost
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package variants
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Kind says what a variant is.
+type Kind string
+
+// The kinds of variant.
+const (
+	KindLock      Kind = "lock"
+	KindSemaphore Kind = "semaphore"
+	KindControl   Kind = "control" // no mutual exclusion at all: the oracle's negative control
+)
+
+// Claims are what a variant promises. The oracle checks them; nothing here
+// trusts them.
+type Claims struct {
+	// TTL: a crashed holder's lock expires by itself.
+	TTL bool `json:"ttl"`
+	// OwnerCheckedRelease: release deletes the lock only when it is still ours.
+	OwnerCheckedRelease bool `json:"owner_checked_release"`
+	// AtomicRelease: that check and the delete are one atomic step.
+	AtomicRelease bool `json:"atomic_release"`
+	// Renewal: the lease is extended while it is held.
+	Renewal bool `json:"renewal"`
+	// Fencing: leases carry strictly increasing tokens.
+	Fencing bool `json:"fencing"`
+	// SurvivesFailover: the lock holds when a master fails over.
+	SurvivesFailover bool `json:"survives_failover"`
+}
+
+// String lists the claims that hold, for tables.
+func (c Claims) String() string {
+	var s []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{
+		{c.TTL, "ttl"}, {c.OwnerCheckedRelease, "owner-check"}, {c.AtomicRelease, "atomic-release"},
+		{c.Renewal, "renewal"}, {c.Fencing, "fencing"}, {c.SurvivesFailover, "failover"},
+	} {
+		if f.on {
+			s = append(s, f.name)
+		}
+	}
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ",")
+}
+
+// Info describes a registered variant.
+type Info struct {
+	Name string `json:"name"`
+	Kind Kind   `json:"kind"`
+	// Source is where the design comes from: a seed section, paper or library.
+	Source string `json:"source"`
+	// Summary says in one line how it acquires and releases.
+	Summary string `json:"summary"`
+	Claims  Claims `json:"claims"`
+	// DefaultRetry is the retry policy used when the run sets none, in
+	// ParseRetry's syntax.
+	DefaultRetry string `json:"default_retry"`
+}
+
+// Factory builds one client's Lock from a config whose defaults are filled.
+type Factory func(Config) (Lock, error)
+
+type entry struct {
+	info    Info
+	factory Factory
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]entry{}
+)
+
+// Register makes a variant available by info.Name. It panics when the name
+// is empty, already registered, or the factory is nil; variants call it from
+// init.
+func Register(info Info, factory Factory) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if info.Name == "" || factory == nil {
+		panic("variants: Register with an empty name or nil factory")
+	}
+	if _, dup := registry[info.Name]; dup {
+		panic("variants: Register called twice for " + info.Name)
+	}
+	if _, err := ParseRetry(info.DefaultRetry); err != nil {
+		panic(fmt.Sprintf("variants: %s: bad default retry: %v", info.Name, err))
+	}
+	registry[info.Name] = entry{info, factory}
+}
+
+// Names returns the registered variant names, sorted.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// All returns the info of every registered variant, sorted by name.
+func All() []Info {
+	var infos []Info
+	for _, n := range Names() {
+		info, _ := Lookup(n)
+		infos = append(infos, info)
+	}
+	return infos
+}
+
+// Lookup returns a variant's info, or an error that lists the known names.
+func Lookup(name string) (Info, error) {
+	registryMu.RLock()
+	e, ok := registry[name]
+	registryMu.RUnlock()
+	if !ok {
+		return Info{}, fmt.Errorf("%w %q (known: %s)", ErrUnknown, name, strings.Join(Names(), ", "))
+	}
+	return e.info, nil
+}
+
+// New builds one client's Lock of the named variant.
+func New(name string, cfg Config) (Lock, error) {
+	registryMu.RLock()
+	e, ok := registry[name]
+	registryMu.RUnlock()
+	if !ok {
+		_, err := Lookup(name)
+		return nil, err
+	}
+	cfg, err := cfg.withDefaults(e.info)
+	if err != nil {
+		return nil, err
+	}
+	return e.factory(cfg)
+}
