@@ -82,7 +82,7 @@ func (g *goRedisConn) Close() {
 
 func decodeGoRedis(v any, err error) (any, error) {
 	if err == nil {
-		return v, nil
+		return goRedisArray(v), nil
 	}
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
@@ -92,4 +92,21 @@ func decodeGoRedis(v any, err error) (any, error) {
 		return nil, &variants.ServerError{Msg: re.Error()}
 	}
 	return nil, err
+}
+
+// goRedisArray turns the error replies inside an array (an EXEC's, say)
+// into *variants.ServerError, as at top level.
+func goRedisArray(v any) any {
+	a, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	for i, e := range a {
+		if re, ok := e.(redis.Error); ok {
+			a[i] = &variants.ServerError{Msg: re.Error()}
+		} else {
+			a[i] = goRedisArray(e)
+		}
+	}
+	return a
 }

@@ -86,7 +86,7 @@ func (r *rueidisConn) Close() {
 func decodeRueidis(res rueidis.RedisResult) (any, error) {
 	v, err := res.ToAny()
 	if err == nil {
-		return v, nil
+		return rueidisArray(v), nil
 	}
 	if rueidis.IsRedisNil(err) {
 		return nil, nil
@@ -95,4 +95,23 @@ func decodeRueidis(res rueidis.RedisResult) (any, error) {
 		return nil, &variants.ServerError{Msg: re.Error()}
 	}
 	return nil, err
+}
+
+// rueidisArray turns the error replies inside an array (an EXEC's, say)
+// into *variants.ServerError, as at top level.
+func rueidisArray(v any) any {
+	a, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	for i, e := range a {
+		if err, ok := e.(error); ok {
+			if re, ok := rueidis.IsRedisErr(err); ok {
+				a[i] = &variants.ServerError{Msg: re.Error()}
+			}
+		} else {
+			a[i] = rueidisArray(e)
+		}
+	}
+	return a
 }

@@ -27,7 +27,7 @@ type Options struct {
 	// RunID names the run and its keys (lockbench:<run-id>:). Default: the
 	// start time and a random suffix.
 	RunID string
-	// OnTopology, when set, is called once the topology is up.
+	// OnTopology, when set, is called once the topology is up and answers.
 	OnTopology func(topologies.Topology)
 	// OnCell, when set, is called before each cell starts.
 	OnCell func(index, total int, variant string, clients int)
@@ -63,9 +63,6 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 		return nil, err
 	}
 	defer topo.Close()
-	if opts.OnTopology != nil {
-		opts.OnTopology(topo)
-	}
 	ep := topo.Endpoints()[0]
 	rec.Config.Topology.Kind = topo.Kind()
 	rec.Topology = results.TopologyInfo{Kind: topo.Kind(), Endpoints: []string{ep.String()}, Representative: topo.Representative()}
@@ -76,6 +73,9 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	}
 	defer client.Close()
 	rec.Topology.ServerVersion = serverVersion(ctx, client)
+	if opts.OnTopology != nil {
+		opts.OnTopology(topo)
+	}
 
 	prefix := KeyPrefix(opts.RunID)
 	defer func() {

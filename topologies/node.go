@@ -129,7 +129,8 @@ func (n *node) waitReady(ctx context.Context) error {
 	}
 }
 
-// ping sends a raw PING; topologies do not depend on a client library.
+// ping sends a raw PING, as a RESP array, which every server (miniredis
+// too) accepts; topologies do not depend on a client library.
 func ping(ctx context.Context, addr string) error {
 	d := net.Dialer{Timeout: time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)
@@ -138,7 +139,7 @@ func ping(ctx context.Context, addr string) error {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+	if _, err := c.Write([]byte("*1\r\n$4\r\nPING\r\n")); err != nil {
 		return err
 	}
 	line, err := bufio.NewReader(c).ReadString('\n')
@@ -156,7 +157,8 @@ func ping(ctx context.Context, addr string) error {
 func (n *node) stop() error {
 	_ = n.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-n.exit:
+	case err := <-n.exit:
+		n.exit <- err // for a later stop or kill
 	case <-time.After(3 * time.Second):
 		n.kill()
 	}

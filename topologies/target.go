@@ -63,10 +63,21 @@ func ParseTarget(raw string, tlsInsecure bool) (Endpoint, error) {
 	return ep, nil
 }
 
-// redact hides a password in a URL for messages.
+// redact hides a password in a URL for messages. A URL that does not parse
+// loses everything before its last @, where a password may be.
 func redact(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	if err != nil {
+		at := strings.LastIndex(raw, "@")
+		if at < 0 {
+			return raw
+		}
+		if scheme, _, ok := strings.Cut(raw[:at], "://"); ok {
+			return scheme + "://xxxxx" + raw[at:]
+		}
+		return "xxxxx" + raw[at:]
+	}
+	if u.User == nil {
 		return raw
 	}
 	if _, has := u.User.Password(); has {

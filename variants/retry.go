@@ -99,7 +99,7 @@ func (p RetryPolicy) Delay(attempt int, r *rand.Rand) time.Duration {
 		return p.Min
 	case RetryExp:
 		d := p.Max
-		if attempt < 30 && p.Min<<attempt < p.Max {
+		if p.Min <= p.Max>>attempt { // Min<<attempt <= Max, without overflow
 			d = p.Min << attempt
 		}
 		half := d / 2

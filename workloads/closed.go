@@ -107,12 +107,15 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 	}
 
 	measureAt := time.Now().Add(spec.Warmup)
+	// The end is a cancel, not a context deadline: a client library that
+	// turns a deadline into a socket timeout would report the commands in
+	// flight at the end as errors.
 	runCtx, stop := context.WithCancel(ctx)
-	if spec.Duration > 0 {
-		runCtx, stop = context.WithDeadline(ctx, measureAt.Add(spec.Duration))
-	}
 	defer stop()
 	d.stop = stop
+	if spec.Duration > 0 {
+		defer time.AfterFunc(time.Until(measureAt.Add(spec.Duration)), stop).Stop()
+	}
 	phaseDone := make(chan struct{})
 	phase := time.AfterFunc(spec.Warmup, func() {
 		defer close(phaseDone)

@@ -30,7 +30,7 @@ func runVariants(args []string, stdout, stderr io.Writer) error {
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
 		tablewriter.WithConfig(tablewriter.Config{
 			Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}},
-			Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 60}},
+			Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 44}},
 		}))
 	t.Header([]string{"variant", "kind", "claims", "default retry", "source", "how it works"})
 	for _, v := range variants.All() {

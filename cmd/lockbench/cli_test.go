@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/topologies/topotest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// runCLI runs the command in-process and returns its output and exit status.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, &out, &errOut)
+	status = exitStatus(err, &errOut)
+	return out.String(), errOut.String(), status
+}
+
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func TestBadInput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "never.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // all must appear in the one line on stderr
+	}{
+		{"unknown variant", []string{"run", "--variants", "luarelease"}, []string{"--variants", `"luarelease"`, "known:", "lua-release"}},
+		{"unknown client", []string{"run", "--client", "jedis"}, []string{"--client", "rueidis", "go-redis"}},
+		{"bad hold", []string{"run", "--hold", "5x"}, []string{"--hold", `"5x"`, "exp:2ms"}},
+		{"negative hold", []string{"run", "--hold", "-2ms"}, []string{"--hold"}},
+		{"bad think", []string{"run", "--think", "uniform:5ms-1ms"}, []string{"--think"}},
+		{"negative duration", []string{"run", "--duration", "-1s"}, []string{"--duration", "positive"}},
+		{"malformed duration", []string{"run", "--duration", "ten"}, []string{"--duration"}},
+		{"zero ttl", []string{"run", "--ttl", "0"}, []string{"--ttl", "positive"}},
+		{"negative warmup", []string{"run", "--warmup", "-1s"}, []string{"--warmup"}},
+		{"zero clients", []string{"run", "--clients", "0"}, []string{"--clients", "at least 1"}},
+		{"clients not a number", []string{"run", "--clients", "8,x"}, []string{"--clients"}},
+		{"zero keys", []string{"run", "--keys", "0"}, []string{"--keys", "at least 1"}},
+		{"bad retry", []string{"run", "--retry", "wait"}, []string{"--retry", "exp:1ms-100ms"}},
+		{"bad format", []string{"run", "--format", "xml"}, []string{"--format", "markdown"}},
+		{"bad topology", []string{"run", "--topology", "mars"}, []string{"--topology", "local"}},
+		{"URL scheme", []string{"run", "--target", "http://127.0.0.1:6379"}, []string{"--target", "redis://"}},
+		{"URL port", []string{"run", "--target", "redis://127.0.0.1:port"}, []string{"--target", "port"}},
+		{"URL secret", []string{"run", "--target", "redis://u:hunter2@127.0.0.1/x"}, []string{"--target"}},
+		{"unreachable target", []string{"run", "--target", "redis://" + closedPort(t), "--duration", "1s"}, []string{"unreachable"}},
+		{"unknown flag", []string{"run", "--colour"}, []string{"--colour"}},
+		{"stray argument", []string{"run", "extra"}, []string{`"extra"`}},
+		{"unknown command", []string{"bench"}, []string{`"bench"`, "run"}},
+		{"variants format", []string{"variants", "--format", "xml"}, []string{"--format"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			began := time.Now()
+			stdout, stderr, status := runCLI(t, append(tc.args, "--out", out)...)
+			if tc.name == "unknown command" || tc.name == "variants format" {
+				stdout, stderr, status = runCLI(t, tc.args...)
+			}
+			if status != exitUsage {
+				t.Errorf("exit status %d, want %d (stderr %q)", status, exitUsage, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if tc.name == "unknown command" {
+				lines = lines[len(lines)-1:] // after the usage text
+			}
+			if len(lines) != 1 {
+				t.Errorf("stderr has %d lines, want 1: %q", len(lines), stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(lines[0], w) {
+					t.Errorf("stderr %q does not mention %q", lines[0], w)
+				}
+			}
+			if strings.Contains(stderr, "hunter2") {
+				t.Errorf("stderr echoes the password: %q", stderr)
+			}
+			if stdout != "" && tc.name != "unknown command" {
+				t.Errorf("stdout not empty: %q", stdout)
+			}
+			if took := time.Since(began); took > 5*time.Second {
+				t.Errorf("took %v to fail, want a few seconds at most", took)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a record was written for bad input")
+			}
+		})
+	}
+}
+
+func TestVariantsGolden(t *testing.T) {
+	stdout, stderr, status := runCLI(t, "variants")
+	if status != exitOK {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	golden := filepath.Join("testdata", "variants.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if stdout != string(want) {
+		t.Errorf("lockbench variants output changed; run go test ./cmd/lockbench -update if intended.\ngot:\n%s", stdout)
+	}
+}
+
+// A short real run against a server given by --target: the record is saved
+// with the fields the later commands rely on, and the run's keys are gone.
+func TestRunAgainstTarget(t *testing.T) {
+	ep := topotest.Endpoint(t)
+	out := filepath.Join(t.TempDir(), "run.json")
+	stdout, stderr, status := runCLI(t, "run", "--target", "redis://"+ep.Addr, "--variants", "lua-release,watchdog",
+		"--clients", "2,4", "--duration", "300ms", "--warmup", "0", "--client", "go-redis", "--format", "csv", "--out", out)
+	if status != exitOK {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	if got := strings.Count(stdout, "\n"); got != 5 {
+		t.Errorf("csv has %d lines, want header + 4 cells:\n%s", got, stdout)
+	}
+	rec, err := results.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(out)
+	var generic struct {
+		Cells []map[string]any `json:"cells"`
+	}
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{"variant", "client", "topology", "clients", "acquisitions", "throughput_per_s", "acquire_latency_us", "violations", "errors", "histograms"} {
+		if _, ok := generic.Cells[0][field]; !ok {
+			t.Errorf("record cell has no %q field", field)
+		}
+	}
+	for _, c := range rec.Cells {
+		if c.Acquisitions == 0 || c.Client != "go-redis" || c.Topology != "target" || c.Histograms.Acquire == "" {
+			t.Errorf("cell %s/%d: %d acquisitions, client %q, topology %q", c.Variant, c.Clients, c.Acquisitions, c.Client, c.Topology)
+		}
+	}
+	if rec.Config.Topology.Target == "" || rec.Topology.ServerVersion == "" {
+		t.Errorf("record does not echo the target and server version: %+v", rec.Topology)
+	}
+}

@@ -1,0 +1,13 @@
+package runner_test
+
+import (
+	"testing"
+
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
+	"github.com/lockbench/lockbench/variants"
+)
+
+func startRedis(t *testing.T) topologies.Endpoint { return topotest.Endpoint(t) }
+
+func cmd(name, key string, args ...string) variants.Command { return variants.Cmd(name, key, args...) }

@@ -1,0 +1,156 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+func dist(t *testing.T, s string) workloads.Distribution {
+	t.Helper()
+	d, err := workloads.ParseDistribution(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// runPlan runs p on a local redis-server that the runner starts itself.
+func runPlan(t *testing.T, p plan.Plan) *results.Record {
+	t.Helper()
+	p.Topology = topologies.Spec{Kind: "local"}
+	rec, err := runner.Run(context.Background(), p, runner.Options{})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if len(rec.Cells) != len(p.Variants)*len(p.Clients) {
+		t.Fatalf("got %d cells, want %d", len(rec.Cells), len(p.Variants)*len(p.Clients))
+	}
+	for _, c := range rec.Cells {
+		if c.Error != "" {
+			t.Fatalf("%s: %s", c.Variant, c.Error)
+		}
+	}
+	return rec
+}
+
+// The negative control: with no lock, the oracle must see violations.
+func TestNoLockViolates(t *testing.T) {
+	rec := runPlan(t, plan.Plan{
+		Variants: []string{"none"}, Clients: []int{16},
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 300 * time.Millisecond},
+	})
+	v := rec.Cells[0].Violations
+	if v.Overlaps == 0 || v.LostUpdates == 0 {
+		t.Fatalf("none under contention: overlaps %d, lost updates %d; want both > 0", v.Overlaps, v.LostUpdates)
+	}
+	if v.MaxOccupancy < 2 {
+		t.Fatalf("max occupancy %d, want >= 2", v.MaxOccupancy)
+	}
+}
+
+// Without faults and with a TTL far above the hold time, every lock keeps
+// mutual exclusion, on both client libraries.
+func TestLocksExcludeWithoutFaults(t *testing.T) {
+	locks := []string{"simple", "setnx-expire", "set-nx-ex", "get-del", "lua-release", "watchdog"}
+	for _, lib := range clients.Names {
+		t.Run(lib, func(t *testing.T) {
+			rec := runPlan(t, plan.Plan{
+				Variants: locks, Clients: []int{16}, Client: lib, TTL: 10 * time.Second,
+				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 700 * time.Millisecond, Warmup: 100 * time.Millisecond},
+			})
+			for _, c := range rec.Cells {
+				if c.Acquisitions < 50 {
+					t.Errorf("%s: only %d acquisitions", c.Variant, c.Acquisitions)
+				}
+				if c.Violations.Overlaps != 0 || c.Violations.LostUpdates != 0 {
+					t.Errorf("%s: overlaps %d, lost updates %d; want 0", c.Variant, c.Violations.Overlaps, c.Violations.LostUpdates)
+				}
+				if c.Errors != 0 || c.Violations.LeaseLost != 0 {
+					t.Errorf("%s: errors %d, lease lost %d; want 0", c.Variant, c.Errors, c.Violations.LeaseLost)
+				}
+				if c.Client != lib || c.CommandsPerAcquisition < 2 {
+					t.Errorf("%s: client %q, %.2f commands per acquisition", c.Variant, c.Client, c.CommandsPerAcquisition)
+				}
+			}
+		})
+	}
+}
+
+// A TTL shorter than the hold time lets the lock expire under its holder:
+// the expiring locks overlap, the watchdog renews and does not.
+func TestShortTTLOverlapsUnlessRenewed(t *testing.T) {
+	rec := runPlan(t, plan.Plan{
+		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{8}, TTL: 50 * time.Millisecond,
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "100ms"), Duration: time.Second},
+	})
+	for _, c := range rec.Cells {
+		overlaps := c.Violations.Overlaps
+		if c.Variant == "watchdog" {
+			if overlaps != 0 || c.Acquisitions == 0 {
+				t.Errorf("watchdog: overlaps %d with %d acquisitions; want 0 overlaps", overlaps, c.Acquisitions)
+			}
+			continue
+		}
+		if overlaps == 0 {
+			t.Errorf("%s with TTL 50ms and 100ms holds: no overlaps", c.Variant)
+		}
+	}
+}
+
+// A cancelled context stops the run quickly and keeps what was measured.
+func TestInterruptKeepsMeasurements(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := plan.Plan{
+		Variants: []string{"lua-release", "watchdog"}, Clients: []int{4}, Topology: topologies.Spec{Kind: "local"},
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: time.Minute},
+	}
+	var started time.Time
+	time.AfterFunc(700*time.Millisecond, func() { started = time.Now(); cancel() })
+	rec, err := runner.Run(ctx, p, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(started); took > 2*time.Second {
+		t.Errorf("stopping took %v, want under 2s", took)
+	}
+	if !rec.Interrupted || len(rec.Cells) != 1 || !rec.Cells[0].Interrupted {
+		t.Fatalf("interrupted %v, %d cells; want one interrupted cell", rec.Interrupted, len(rec.Cells))
+	}
+	if rec.Cells[0].Acquisitions == 0 || rec.Cells[0].ElapsedS <= 0 {
+		t.Errorf("interrupted cell lost its measurements: %+v", rec.Cells[0])
+	}
+}
+
+// DeleteKeys removes the run's keys and nothing else.
+func TestDeleteKeysOnlyUnderPrefix(t *testing.T) {
+	ep := startRedis(t)
+	c, err := clients.New(context.Background(), ep, clients.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	prefix := runner.KeyPrefix("t1")
+	for _, k := range []string{prefix + "a", prefix + "b:c", "lockbench:t10:a", "other"} {
+		if _, err := c.Do(ctx, cmd("SET", k, "v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := runner.DeleteKeys(ctx, c, prefix)
+	if err != nil || n != 2 {
+		t.Fatalf("deleted %d (%v), want 2", n, err)
+	}
+	for _, k := range []string{"lockbench:t10:a", "other"} {
+		if v, _ := c.Do(ctx, cmd("GET", k)); v != "v" {
+			t.Errorf("foreign key %s = %v after cleanup", k, v)
+		}
+	}
+}
