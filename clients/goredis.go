@@ -3,6 +3,7 @@ package clients
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
@@ -23,7 +24,16 @@ type goRedisConn struct {
 
 var _ Client = (*goRedisConn)(nil)
 
+// quietGoRedis stops go-redis from logging to stderr: every error it would
+// log also comes back from the call that met it, where it is counted.
+var quietGoRedis sync.Once
+
+type discardLogger struct{}
+
+func (discardLogger) Printf(context.Context, string, ...any) {}
+
 func newGoRedis(ep topologies.Endpoint, poolSize int) *goRedisConn {
+	quietGoRedis.Do(func() { redis.SetLogger(discardLogger{}) })
 	c := redis.NewClient(&redis.Options{
 		Addr:                  ep.Addr,
 		Username:              ep.Username,

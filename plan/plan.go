@@ -29,9 +29,9 @@ type Plan struct {
 	// Workload is the load of each cell; its Clients is set per cell.
 	Workload workloads.Spec `json:"workload"`
 	// TTL is the lease time of expiring locks. Default 10s.
-	TTL time.Duration `json:"ttl"`
+	TTL time.Duration `json:"ttl_ns"`
 	// AcquireTimeout bounds one blocking acquire. Default 10s.
-	AcquireTimeout time.Duration `json:"acquire_timeout"`
+	AcquireTimeout time.Duration `json:"acquire_timeout_ns"`
 	// Retry overrides every variant's own retry policy when set.
 	Retry variants.RetryPolicy `json:"retry,omitzero"`
 	// Limit is the number of holders a semaphore admits. Default 1.

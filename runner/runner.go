@@ -64,6 +64,7 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	}
 	defer topo.Close()
 	ep := topo.Endpoints()[0]
+	rec.Config.Topology = p.Topology.Redacted()
 	rec.Config.Topology.Kind = topo.Kind()
 	rec.Topology = results.TopologyInfo{Kind: topo.Kind(), Endpoints: []string{ep.String()}, Representative: topo.Representative()}
 

@@ -154,3 +154,25 @@ func TestDeleteKeysOnlyUnderPrefix(t *testing.T) {
 		}
 	}
 }
+
+// Without redis-server on PATH the runner falls back to the embedded
+// miniredis, and the record says its figures are not representative.
+func TestEmbeddedFallback(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	p := plan.Plan{
+		Variants: []string{"simple", "lua-release", "watchdog"}, Clients: []int{4},
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 200 * time.Millisecond},
+	}
+	rec, err := runner.Run(context.Background(), p, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Topology.Kind != "embedded" || rec.Topology.Representative {
+		t.Fatalf("topology %+v, want embedded and not representative", rec.Topology)
+	}
+	for _, c := range rec.Cells {
+		if c.Error != "" || c.Acquisitions == 0 || c.Errors != 0 || c.Violations.Overlaps != 0 {
+			t.Errorf("%s on miniredis: %d acquisitions, %d errors, %d overlaps, error %q", c.Variant, c.Acquisitions, c.Errors, c.Violations.Overlaps, c.Error)
+		}
+	}
+}

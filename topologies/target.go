@@ -63,27 +63,24 @@ func ParseTarget(raw string, tlsInsecure bool) (Endpoint, error) {
 	return ep, nil
 }
 
-// redact hides a password in a URL for messages. A URL that does not parse
-// loses everything before its last @, where a password may be.
+// redact hides a password in a URL for messages. Input that is not a URL
+// with user info (no scheme, say, or a bad escape) loses everything before
+// its last @, where a password may be.
 func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		at := strings.LastIndex(raw, "@")
-		if at < 0 {
-			return raw
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
 		}
-		if scheme, _, ok := strings.Cut(raw[:at], "://"); ok {
-			return scheme + "://xxxxx" + raw[at:]
-		}
-		return "xxxxx" + raw[at:]
+		return u.String()
 	}
-	if u.User == nil {
+	at := strings.LastIndex(raw, "@")
+	if at < 0 {
 		return raw
 	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if scheme, _, ok := strings.Cut(raw[:at], "://"); ok {
+		return scheme + "://xxxxx" + raw[at:]
 	}
-	return u.String()
+	return "xxxxx" + raw[at:]
 }
 
 // OpenTarget returns the topology of an existing server. Whether it answers
@@ -101,3 +98,10 @@ func (t *Target) Endpoints() []Endpoint { return []Endpoint{t.ep} }
 func (t *Target) Managed() bool         { return false }
 func (t *Target) Representative() bool  { return true }
 func (t *Target) Close() error          { return nil }
+
+// Redacted returns the spec with any password in its target URL masked,
+// for records and messages.
+func (s Spec) Redacted() Spec {
+	s.Target = redact(s.Target)
+	return s
+}

@@ -80,6 +80,9 @@ func TestParseTarget(t *testing.T) {
 		{"redis://u:s3cret@127.0.0.1:abc", "URL"},
 		{"redis://u:s3cret%zz@127.0.0.1:6379", "URL"},
 		{"redis://u:s3cret@host", "host:port"},
+		{"u:s3cret@127.0.0.1:6379", "redis://"},
+		{"http://u:s3cret@127.0.0.1:6379", "redis://"},
+		{"redis://u:s3cret@127.0.0.1:6379/x", "database"},
 	}
 	for _, tc := range bad {
 		t.Run("bad/"+tc.raw, func(t *testing.T) {

@@ -27,7 +27,7 @@ type harness struct {
 
 // connectAll starts one redis-server for the test and connects a client of
 // every library to it.
-func connectAll(t *testing.T) map[string]clients.Client {
+func connectAll(t testing.TB) map[string]clients.Client {
 	t.Helper()
 	ep := topotest.Endpoint(t)
 	conns := map[string]clients.Client{}

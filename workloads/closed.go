@@ -26,7 +26,7 @@ const releaseTimeout = 2 * time.Second
 // of acquire → enter the protected resource → hold → exit → release → think.
 type Spec struct {
 	// Clients is the number of simulated clients. Required, at least 1.
-	Clients int `json:"clients"`
+	Clients int `json:"clients,omitempty"`
 	// Keys is the number of distinct lock names each client picks from
 	// uniformly; 1 is maximum contention. Default 1.
 	Keys int `json:"keys"`
@@ -35,13 +35,13 @@ type Spec struct {
 	// Think is the pause after a release. Default 0.
 	Think Distribution `json:"think"`
 	// Duration is the length of the measured phase. 0 runs until Ops.
-	Duration time.Duration `json:"duration"`
+	Duration time.Duration `json:"duration_ns"`
 	// Ops stops the measured phase after that many acquisitions were
 	// started across all clients. Default 0: run for Duration.
 	Ops int64 `json:"ops,omitempty"`
 	// Warmup runs before the measured phase and is recorded apart.
 	// Default 0.
-	Warmup time.Duration `json:"warmup"`
+	Warmup time.Duration `json:"warmup_ns"`
 }
 
 // Validate reports the first field out of range.
@@ -112,17 +112,24 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 	// flight at the end as errors.
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	d.stop = stop
 	if spec.Duration > 0 {
 		defer time.AfterFunc(time.Until(measureAt.Add(spec.Duration)), stop).Stop()
 	}
 	phaseDone := make(chan struct{})
-	phase := time.AfterFunc(spec.Warmup, func() {
+	startMeasuring := func() {
 		defer close(phaseDone)
 		if atMeasure != nil {
 			atMeasure()
 		}
 		d.measuring.Store(true)
+	}
+	if spec.Warmup == 0 {
+		startMeasuring()
+	}
+	phase := time.AfterFunc(spec.Warmup, func() {
+		if spec.Warmup > 0 {
+			startMeasuring()
+		}
 	})
 	var wg sync.WaitGroup
 	for _, c := range d.clients {
@@ -157,7 +164,6 @@ type driver struct {
 	clients   []*client
 	measuring atomic.Bool
 	remaining atomic.Int64 // ops left when spec.Ops > 0
-	stop      context.CancelFunc
 }
 
 // client is one simulated client: its lock, its recorders and its randomness.
@@ -181,8 +187,9 @@ func (c *client) attempt(err error) {
 func (c *client) loop(ctx context.Context) {
 	for ctx.Err() == nil {
 		if c.d.measuring.Load() {
+			// Out of ops: this client is done; the others finish the
+			// acquisitions they started.
 			if c.rec = c.measured; c.d.spec.Ops > 0 && c.d.remaining.Add(-1) < 0 {
-				c.d.stop()
 				return
 			}
 		}

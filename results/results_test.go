@@ -1,0 +1,127 @@
+package results_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/results"
+)
+
+// sampleRecord builds a record from real recorders.
+func sampleRecord(t *testing.T) *results.Record {
+	t.Helper()
+	rec := metrics.NewRecorder()
+	for i := 1; i <= 1000; i++ {
+		rec.RecordAcquire(time.Duration(i) * time.Microsecond)
+		rec.RecordRelease(50 * time.Microsecond)
+		rec.RecordHold(time.Millisecond)
+	}
+	rec.Attempts, rec.FailedAttempts = 1500, 500
+	measured := metrics.Merge([]*metrics.Recorder{rec})
+	measured.Commands = 3000
+	cell, err := results.NewCell(measured, metrics.Merge(nil), metrics.OracleReport{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000}, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell.Variant, cell.Client, cell.Clients, cell.Topology = "lua-release", "rueidis", 16, "local"
+	return &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: "test-run",
+		Topology: results.TopologyInfo{Kind: "local", Representative: true}, Cells: []results.Cell{cell}}
+}
+
+func TestNewCellFigures(t *testing.T) {
+	c := sampleRecord(t).Cells[0]
+	if c.ThroughputPerS != 500 || c.CommandsPerAcquisition != 3 {
+		t.Errorf("throughput %v/s, %v cmds/acq; want 500 and 3", c.ThroughputPerS, c.CommandsPerAcquisition)
+	}
+	if p := c.AcquireLatencyUS.P50; p < 495 || p > 505 {
+		t.Errorf("p50 %v µs, want about 500", p)
+	}
+	h, err := metrics.DecodeHistogram(c.Histograms.Acquire)
+	if err != nil || h.TotalCount() != 1000 {
+		t.Fatalf("histogram round trip: %v, count %d", err, h.TotalCount())
+	}
+}
+
+func TestSaveLoadRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "run.json")
+	want := sampleRecord(t)
+	if err := results.Save(want, path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := results.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.RunID != want.RunID || got.Cells[0].Histograms != want.Cells[0].Histograms || got.Cells[0].Violations != want.Cells[0].Violations {
+		t.Errorf("round trip changed the record")
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestLoadRejectsBadRecords(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := os.ReadFile(func() string {
+		p := filepath.Join(dir, "good.json")
+		if err := results.Save(sampleRecord(t), p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}())
+	for name, content := range map[string]string{
+		"empty":     "",
+		"not json":  "hello",
+		"truncated": string(good[:len(good)/2]),
+		"schema":    strings.Replace(string(good), `"schema": 1`, `"schema": 99`, 1),
+		"other":     `{"schema": 1, "tool": "vegeta"}`,
+		"unknown":   strings.Replace(string(good), `"schema": 1`, `"schema": 1, "surprise": true`, 1),
+	} {
+		p := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := results.Load(p); !errors.Is(err, results.ErrBadRecord) {
+			t.Errorf("%s: error %v, want ErrBadRecord", name, err)
+		}
+	}
+}
+
+func TestRenderFormats(t *testing.T) {
+	rec := sampleRecord(t)
+	rec.Interrupted = true
+	rec.Topology.Representative = false
+	for _, format := range results.Formats {
+		var buf bytes.Buffer
+		if err := results.Render(&buf, rec, format); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		out := buf.String()
+		if !strings.Contains(out, "lua-release") {
+			t.Errorf("%s: no variant in output:\n%s", format, out)
+		}
+		switch format {
+		case "table", "markdown":
+			for _, want := range []string{"500", "overlaps", "INTERRUPTED", "not representative"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s: output lacks %q:\n%s", format, want, out)
+				}
+			}
+		case "csv":
+			rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+			if err != nil || len(rows) != 2 || len(rows[0]) != len(rows[1]) {
+				t.Errorf("csv: %v, rows %d", err, len(rows))
+			}
+		}
+	}
+	if err := results.Render(&bytes.Buffer{}, rec, "xml"); !errors.Is(err, results.ErrUnknownFormat) {
+		t.Errorf("xml: %v", err)
+	}
+}

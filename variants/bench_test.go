@@ -1,0 +1,40 @@
+package variants_test
+
+import (
+	"testing"
+
+	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/variants"
+)
+
+// BenchmarkAcquireRelease measures uncontended acquire+release cycles of
+// every variant on every client library against one local redis-server:
+// the floor each design's cost starts from, in cycles/s and in commands
+// sent per cycle (cmds/op).
+func BenchmarkAcquireRelease(b *testing.B) {
+	conns := connectAll(b)
+	for _, lib := range clients.Names {
+		for _, v := range variants.Names() {
+			b.Run(lib+"/"+v, func(b *testing.B) {
+				counted := variants.NewCounted(conns[lib])
+				l, err := variants.New(v, variants.Config{Conn: counted, Prefix: "lbbench:" + b.Name() + ":"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := b.Context()
+				before := counted.Commands()
+				for b.Loop() {
+					lease, err := l.Acquire(ctx, "res")
+					if err != nil {
+						b.Fatalf("Acquire: %v", err)
+					}
+					if err := lease.Release(ctx); err != nil {
+						b.Fatalf("Release: %v", err)
+					}
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cycles/s")
+				b.ReportMetric(float64(counted.Commands()-before)/float64(b.N), "cmds/op")
+			})
+		}
+	}
+}
