@@ -37,8 +37,6 @@ type Recorder struct {
 	Errors int64
 	// LeaseLost counts releases or renewals that found the lease already gone.
 	LeaseLost int64
-	// Commands counts Redis commands sent.
-	Commands int64
 
 	acquireLatency *hdrhistogram.Histogram
 	releaseLatency *hdrhistogram.Histogram

@@ -51,11 +51,11 @@ func TestRecorderReset(t *testing.T) {
 	r.RecordAcquire(time.Millisecond)
 	r.RecordHold(2 * time.Hour)
 	r.Attempts, r.FailedAttempts, r.Timeouts = 3, 2, 1
-	r.Errors, r.LeaseLost, r.Commands = 4, 5, 6
+	r.Errors, r.LeaseLost = 4, 5
 	r.Reset()
 	if s := Merge([]*Recorder{r}); s.Acquisitions != 0 || s.Hold.TotalCount() != 0 ||
 		s.Attempts != 0 || s.FailedAttempts != 0 || s.Timeouts != 0 ||
-		s.Errors != 0 || s.LeaseLost != 0 || s.Commands != 0 || s.Clamped != 0 {
+		s.Errors != 0 || s.LeaseLost != 0 || s.Clamped != 0 {
 		t.Errorf("after Reset: %+v, want all zero", s)
 	}
 	r.RecordAcquire(time.Millisecond)

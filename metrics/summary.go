@@ -24,7 +24,8 @@ type Summary struct {
 	Timeouts       int64 `json:"timeouts"`
 	Errors         int64 `json:"errors"`
 	LeaseLost      int64 `json:"lease_lost"`
-	Commands       int64 `json:"commands"`
+	// Commands is left to the caller, who counts them at the connection.
+	Commands int64 `json:"commands"`
 	// Clamped counts samples recorded at a limit of the histogram range
 	// instead of at their value (see [Recorder.Clamped]).
 	Clamped int64 `json:"clamped"`
@@ -70,7 +71,6 @@ func Merge(recs []*Recorder) Summary {
 		s.Timeouts += r.Timeouts
 		s.Errors += r.Errors
 		s.LeaseLost += r.LeaseLost
-		s.Commands += r.Commands
 		s.Clamped += r.clamped
 		perClient = append(perClient, r.Acquisitions())
 	}

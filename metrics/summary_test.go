@@ -10,8 +10,8 @@ import (
 
 func TestMergeSumsCounters(t *testing.T) {
 	a, b := NewRecorder(), NewRecorder()
-	a.Attempts, a.FailedAttempts, a.Timeouts, a.Errors, a.LeaseLost, a.Commands = 10, 4, 1, 2, 3, 40
-	b.Attempts, b.FailedAttempts, b.Timeouts, b.Errors, b.LeaseLost, b.Commands = 5, 1, 0, 1, 0, 20
+	a.Attempts, a.FailedAttempts, a.Timeouts, a.Errors, a.LeaseLost = 10, 4, 1, 2, 3
+	b.Attempts, b.FailedAttempts, b.Timeouts, b.Errors, b.LeaseLost = 5, 1, 0, 1, 0
 	a.RecordAcquire(time.Millisecond)
 	b.RecordAcquire(2 * time.Millisecond)
 	b.RecordAcquire(-time.Millisecond) // clamped
@@ -21,7 +21,7 @@ func TestMergeSumsCounters(t *testing.T) {
 	s := Merge([]*Recorder{a, b})
 	want := Summary{
 		Acquisitions: 3, Attempts: 15, FailedAttempts: 5, Timeouts: 1,
-		Errors: 3, LeaseLost: 3, Commands: 60, Clamped: 1,
+		Errors: 3, LeaseLost: 3, Clamped: 1,
 		Fairness: Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 2, Jain: 9.0 / 10.0},
 	}
 	got := s

@@ -69,8 +69,8 @@ type NewLock func(client int, onAttempt func(error)) (variants.Lock, error)
 
 // Outcome is what a closed-loop run measured.
 type Outcome struct {
-	// Measured and Warmup summarize each phase; Commands is left for the
-	// caller, who counts them at the connection.
+	// Measured and Warmup summarize each phase; their Commands are left to
+	// the caller, who counts them at the connection.
 	Measured, Warmup metrics.Summary
 	// Elapsed is the length of the measured phase.
 	Elapsed time.Duration
