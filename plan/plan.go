@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
@@ -64,8 +65,13 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("%w: no variants", ErrInvalid)
 	}
 	for _, v := range p.Variants {
-		if _, err := variants.Lookup(v); err != nil {
+		info, err := variants.Lookup(v)
+		if err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		if p.Limit > 1 && info.Kind == variants.KindLock {
+			return fmt.Errorf("%w: limit %d needs a semaphore, and %s is a lock (semaphores: %s)",
+				ErrInvalid, p.Limit, v, strings.Join(Semaphores(), ", "))
 		}
 	}
 	if len(p.Clients) == 0 {
@@ -82,4 +88,15 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
+}
+
+// Semaphores lists the registered semaphore variants.
+func Semaphores() []string {
+	var names []string
+	for _, info := range variants.All() {
+		if info.Kind == variants.KindSemaphore {
+			names = append(names, info.Name)
+		}
+	}
+	return names
 }

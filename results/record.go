@@ -61,6 +61,11 @@ type Cell struct {
 	Topology string `json:"topology"`
 	Clients  int    `json:"clients"`
 	Keys     int    `json:"keys"`
+	// Limit is the holders the oracle admits per key: 1 for a lock, the
+	// permits of a semaphore.
+	Limit int `json:"limit"`
+	// ClockOffsetsMS are the clients' clock offsets under --clock-skew.
+	ClockOffsetsMS []float64 `json:"clock_offsets_ms,omitempty"`
 	// Interrupted marks a cell cut short by Ctrl-C: its figures cover only
 	// what ran.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -99,7 +104,7 @@ type Violations struct {
 	MaxOccupancy    int64   `json:"max_occupancy"`
 	TimeOverLimitMS float64 `json:"time_over_limit_ms"`
 	// LostUpdates is critical sections whose counter increment was lost
-	// (tickets oversold).
+	// (tickets oversold); counted only for locks (limit 1).
 	LostUpdates      int64 `json:"lost_updates"`
 	CriticalSections int64 `json:"critical_sections"`
 	// LeaseLost counts releases and renewals that found the lease gone.

@@ -39,20 +39,26 @@ type column struct {
 
 var columns = []column{
 	{"variant", func(c *Cell) string { return c.Variant }},
-	{"client", func(c *Cell) string { return c.Client }},
 	{"clients", func(c *Cell) string { return strconv.Itoa(c.Clients) }},
 	{"acq/s", func(c *Cell) string { return formatRate(c.ThroughputPerS) }},
-	{"acquire p50", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P50) }},
+	{"acq p50", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P50) }},
 	{"p99", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P99) }},
 	{"p99.9", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P999) }},
 	{"max", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.Max) }},
 	{"cmds/acq", func(c *Cell) string { return ratio(c.Commands, c.Acquisitions) }},
 	{"tries/acq", func(c *Cell) string { return ratio(c.Attempts, c.Acquisitions) }},
+	{"busy", func(c *Cell) string { return strconv.FormatInt(c.FailedAttempts, 10) }},
 	{"timeouts", func(c *Cell) string { return strconv.FormatInt(c.Timeouts, 10) }},
 	{"errors", func(c *Cell) string { return strconv.FormatInt(c.Errors, 10) }},
 	{"jain", func(c *Cell) string { return strconv.FormatFloat(c.Fairness.Jain, 'f', 3, 64) }},
+	{"max occ", func(c *Cell) string { return fmt.Sprintf("%d/%d", c.Violations.MaxOccupancy, max(c.Limit, 1)) }},
 	{"overlaps", func(c *Cell) string { return strconv.FormatInt(c.Violations.Overlaps, 10) }},
-	{"lost upd", func(c *Cell) string { return strconv.FormatInt(c.Violations.LostUpdates, 10) }},
+	{"lost upd", func(c *Cell) string {
+		if c.Limit > 1 {
+			return "-" // a check of mutual exclusion only
+		}
+		return strconv.FormatInt(c.Violations.LostUpdates, 10)
+	}},
 	{"lease lost", func(c *Cell) string { return strconv.FormatInt(c.Violations.LeaseLost, 10) }},
 }
 
@@ -82,7 +88,7 @@ func rows(rec *Record) (header []string, body [][]string) {
 			row[j] = col.value(c)
 		}
 		if c.Error != "" {
-			row = append(row[:3], failedRow(len(columns)-3, c.Error)...)
+			row = append(row[:2], failedRow(len(columns)-2, c.Error)...)
 		}
 		body = append(body, row)
 	}
@@ -132,8 +138,19 @@ func renderTable(w io.Writer, rec *Record, markdown bool) error {
 // Notes are the lines that must travel with the table: what it measured
 // and what makes its figures less than they seem.
 func Notes(rec *Record) []string {
-	notes := []string{fmt.Sprintf("run %s · topology %s %s · hold %s · keys %d · acquire latency of successful acquisitions",
-		rec.RunID, rec.Topology.Kind, rec.Topology.ServerVersion, rec.Config.Workload.Hold, rec.Config.Workload.Keys)}
+	w := rec.Config.Workload
+	line := fmt.Sprintf("run %s · %s %s · client %s · hold %s · think %s · keys %d · ttl %v",
+		rec.RunID, rec.Topology.Kind, rec.Topology.ServerVersion, rec.Config.Client, w.Hold, w.Think, w.Keys, rec.Config.TTL)
+	if rec.Config.Limit > 1 {
+		line += fmt.Sprintf(" · limit %d", rec.Config.Limit)
+	}
+	if !w.Clocks.IsZero() {
+		line += " · clock skew " + w.Clocks.Skew.String()
+		for _, j := range w.Clocks.Jumps {
+			line += ", jump " + j.String()
+		}
+	}
+	notes := []string{line, "acquire latency of successful acquisitions; busy = tries that found the lock or every permit held; max occ = most holders at once / limit"}
 	if !rec.Topology.Representative {
 		notes = append(notes, "WARNING: embedded miniredis, not a real Redis server: latency and throughput are not representative.")
 	}
@@ -145,7 +162,7 @@ func Notes(rec *Record) []string {
 
 func renderCSV(w io.Writer, rec *Record) error {
 	cw := csv.NewWriter(w)
-	header := []string{"variant", "client", "topology", "clients", "keys", "elapsed_s", "acquisitions", "throughput_per_s",
+	header := []string{"variant", "client", "topology", "clients", "keys", "limit", "elapsed_s", "acquisitions", "throughput_per_s",
 		"acquire_p50_us", "acquire_p90_us", "acquire_p99_us", "acquire_p999_us", "acquire_max_us",
 		"release_p50_us", "release_p99_us", "attempts", "failed_attempts", "timeouts", "errors", "commands",
 		"commands_per_acquisition", "jain", "min_per_client", "max_per_client",
@@ -157,7 +174,7 @@ func renderCSV(w io.Writer, rec *Record) error {
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, c := range rec.Cells {
 		a := c.AcquireLatencyUS
-		if err := cw.Write([]string{c.Variant, c.Client, c.Topology, strconv.Itoa(c.Clients), strconv.Itoa(c.Keys),
+		if err := cw.Write([]string{c.Variant, c.Client, c.Topology, strconv.Itoa(c.Clients), strconv.Itoa(c.Keys), strconv.Itoa(c.Limit),
 			f(c.ElapsedS), n(c.Acquisitions), f(c.ThroughputPerS),
 			f(a.P50), f(a.P90), f(a.P99), f(a.P999), f(a.Max),
 			f(c.ReleaseLatencyUS.P50), f(c.ReleaseLatencyUS.P99), n(c.Attempts), n(c.FailedAttempts), n(c.Timeouts),

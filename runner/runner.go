@@ -110,15 +110,15 @@ func runCell(ctx context.Context, p plan.Plan, client clients.Client, variant st
 	spec.Clients = n
 	counted := variants.NewCounted(client)
 	oracle := metrics.NewOracle(spec.Keys, p.Limit)
-	newLock := func(_ int, onAttempt func(error)) (variants.Lock, error) {
+	newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
 		return variants.New(variant, variants.Config{
-			Conn: counted, Prefix: prefix, TTL: p.TTL, Retry: p.Retry,
-			AcquireTimeout: p.AcquireTimeout, Limit: p.Limit, OnAttempt: onAttempt,
+			Conn: counted, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
+			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt,
 		})
 	}
 	var atMeasure int64
 	out, err := workloads.Run(ctx, spec, newLock, oracle, func() { atMeasure = counted.Commands() })
-	base := results.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys}
+	base := results.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
 	if err != nil {
 		base.Error = err.Error()
 		return base
@@ -130,7 +130,11 @@ func runCell(ctx context.Context, p plan.Plan, client clients.Client, variant st
 		return base
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Keys = base.Variant, base.Client, base.Clients, base.Keys
+	cell.Limit = p.Limit
 	cell.Interrupted = out.Interrupted
+	for _, o := range out.ClockOffsets {
+		cell.ClockOffsetsMS = append(cell.ClockOffsetsMS, float64(o)/float64(time.Millisecond))
+	}
 	return cell
 }
 

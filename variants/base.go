@@ -24,6 +24,14 @@ func newBase(cfg Config) base {
 	return base{cfg: cfg, rnd: rand.New(rand.NewChaCha8(seed))}
 }
 
+// step runs the AtStep hook, if any, at the named step.
+func (b *base) step(ctx context.Context, name string) error {
+	if b.cfg.AtStep == nil {
+		return nil
+	}
+	return b.cfg.AtStep(ctx, name)
+}
+
 // key is the Redis key of the lock called name.
 func (b *base) key(name string) string { return b.cfg.Prefix + name }
 

@@ -10,6 +10,7 @@ func init() {
 		Summary:      "SET key token NX PX ttl. Release: GET, compare the token, then DEL: two round trips, not atomic",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true},
 		DefaultRetry: "fixed:1ms",
+		Steps:        []Step{{StepBetweenGetAndDel, "release: GET matched our token, DEL not yet sent (the race of seed 002 §1.5)"}},
 	}, func(cfg Config) (Lock, error) { return &getDelLock{base: newBase(cfg)}, nil })
 }
 
@@ -33,6 +34,9 @@ func (l *getDelLock) release(ctx context.Context, key, token string) error {
 	}
 	if held != token {
 		return ErrLeaseLost
+	}
+	if err := l.step(ctx, StepBetweenGetAndDel); err != nil {
+		return err
 	}
 	n, err := l.cfg.Conn.Do(ctx, Cmd("DEL", key))
 	if err != nil {

@@ -75,7 +75,21 @@ type Config struct {
 	// OnAttempt, when set, is called after every try at acquiring with that
 	// try's outcome: nil (acquired), ErrBusy, or another error.
 	OnAttempt func(err error)
+	// AtStep, when set, is called at each named step of the variant (see
+	// Info.Steps); an error it returns aborts the operation with that error.
+	// Default: nothing happens at steps.
+	AtStep func(ctx context.Context, step string) error
 }
+
+// The named steps of the variants, for Config.AtStep.
+const (
+	StepAfterSetNX          = "after-setnx"          // setnx-expire: between SETNX and PEXPIRE
+	StepBetweenGetAndExec   = "between-get-and-exec" // simple, setnx-expire: release, after GET matched, before MULTI/DEL/EXEC
+	StepBetweenGetAndDel    = "between-get-and-del"  // get-del: release, after GET matched, before DEL
+	StepBeforeRenewal       = "before-renewal"       // watchdog, sem-fair, sem-locked: before each renewal
+	StepBetweenTransactions = "between-transactions" // sem-fair, sem-locked: after INCR, before ZADD and ZRANK
+	StepGuardHeld           = "guard-held"           // sem-locked: guard lock held, before the fair acquire
+)
 
 // withDefaults returns c with its defaults filled in for the variant info.
 func (c Config) withDefaults(info Info) (Config, error) {

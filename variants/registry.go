@@ -66,6 +66,16 @@ type Info struct {
 	// DefaultRetry is the retry policy used when the run sets none, in
 	// ParseRetry's syntax.
 	DefaultRetry string `json:"default_retry"`
+	// Steps are the named points inside the variant's operations where
+	// Config.AtStep is called.
+	Steps []Step `json:"steps,omitempty"`
+}
+
+// Step names a point inside a variant's operation, so that a fault can
+// delay or stop a client exactly there.
+type Step struct {
+	Name string `json:"name"`
+	When string `json:"when"`
 }
 
 // Factory builds one client's Lock from a config whose defaults are filled.

@@ -11,6 +11,10 @@ func init() {
 			"expiry (PTTL -1, holder died between the two) sets it. Release as simple",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
 		DefaultRetry: "fixed:1ms",
+		Steps: []Step{
+			{StepAfterSetNX, "acquire: SETNX succeeded, PEXPIRE not yet sent (a crash here leaves a lock without expiry)"},
+			{StepBetweenGetAndExec, "release: GET matched our token, MULTI/DEL/EXEC not yet sent"},
+		},
 	}, func(cfg Config) (Lock, error) { return &setnxExpireLock{base: newBase(cfg)}, nil })
 }
 
@@ -32,6 +36,9 @@ func (l *setnxExpireLock) Acquire(ctx context.Context, name string) (Lease, erro
 			return nil, err
 		}
 		if reply == int64(1) {
+			if err := l.step(ctx, StepAfterSetNX); err != nil {
+				return nil, err
+			}
 			if _, err := conn.Do(ctx, Cmd("PEXPIRE", key, l.ttlMillis())); err != nil {
 				return nil, err
 			}

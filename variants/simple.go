@@ -14,6 +14,7 @@ func init() {
 			"Release: WATCH, GET, compare, MULTI/DEL/EXEC, retried when EXEC aborts",
 		Claims:       Claims{OwnerCheckedRelease: true, AtomicRelease: true},
 		DefaultRetry: "fixed:1ms",
+		Steps:        []Step{{StepBetweenGetAndExec, "release: GET matched our token, MULTI/DEL/EXEC not yet sent"}},
 	}, func(cfg Config) (Lock, error) { return &simpleLock{base: newBase(cfg)}, nil })
 }
 
@@ -57,6 +58,9 @@ func (b *base) watchRelease(ctx context.Context, key, token string) error {
 					return err
 				}
 				return ErrLeaseLost
+			}
+			if err := b.step(ctx, StepBetweenGetAndExec); err != nil {
+				return err
 			}
 			res := conn.DoMulti(ctx, Bare("MULTI"), Cmd("DEL", key), Bare("EXEC"))
 			for _, r := range res {

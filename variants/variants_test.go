@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,7 +144,7 @@ func TestAcquireRelease(t *testing.T) {
 			if err := lease.Release(h.ctx); err != nil {
 				t.Fatalf("round %d: Release: %v", round, err)
 			}
-			if keys := h.keys(t); len(keys) != 0 {
+			if keys := withoutCounter(h.keys(t)); len(keys) != 0 {
 				t.Errorf("round %d: after release, keys left under %s: %v", round, h.prefix, keys)
 			}
 		}
@@ -369,4 +370,17 @@ func TestWatchdog(t *testing.T) {
 			}
 		})
 	})
+}
+
+// withoutCounter drops the fair semaphores' counter, which persists by
+// design: deleting it while a client is between INCR and ZADD would let new
+// clients outrank that client. The runner removes it with the run's keys.
+func withoutCounter(keys []any) []any {
+	var out []any
+	for _, k := range keys {
+		if s, _ := k.(string); !strings.HasSuffix(s, "}:counter") {
+			out = append(out, k)
+		}
+	}
+	return out
 }

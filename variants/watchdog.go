@@ -3,8 +3,6 @@ package variants
 import (
 	"context"
 	_ "embed"
-	"sync"
-	"time"
 )
 
 //go:embed lua/compare_pexpire.lua
@@ -21,6 +19,7 @@ func init() {
 			"a failed renewal tells the holder at once (Lost)",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true, Renewal: true},
 		DefaultRetry: "fixed:1ms",
+		Steps:        []Step{{StepBeforeRenewal, "before each renewal's compare-and-PEXPIRE"}},
 	}, func(cfg Config) (Lock, error) { return &watchdogLock{base: newBase(cfg)}, nil })
 }
 
@@ -38,49 +37,32 @@ func (l *watchdogLock) Acquire(ctx context.Context, name string) (Lease, error) 
 		if err != nil {
 			return nil, err
 		}
-		w := &watchedLease{lease: *acquired.(*lease), lost: make(chan struct{}), stop: make(chan struct{})}
-		w.done.Add(1)
-		go w.renew(context.WithoutCancel(ctx), l)
+		w := &watchedLease{lease: *acquired.(*lease)}
+		interval := l.cfg.TTL / 3
+		w.renewal = startRenewal(ctx, interval, l.cfg.TTL-interval, func(ctx context.Context) error {
+			if err := l.step(ctx, StepBeforeRenewal); err != nil {
+				return err
+			}
+			n, err := comparePExpire.Run(ctx, l.cfg.Conn, []string{w.key}, w.token, l.ttlMillis())
+			if err == nil && n != int64(1) {
+				err = ErrLeaseLost
+			}
+			return err
+		})
 		return w, nil
 	})
 }
 
-// watchedLease is a lease with its renewal goroutine.
+// watchedLease is a lease with its renewals.
 type watchedLease struct {
 	lease
-	lost     chan struct{} // closed by renew when a renewal fails
-	stop     chan struct{} // closed by Release
-	stopOnce sync.Once
-	done     sync.WaitGroup
+	*renewal
 }
 
-func (w *watchedLease) Lost() <-chan struct{} { return w.lost }
+func (w *watchedLease) Lost() <-chan struct{} { return w.renewal.Lost() }
 
 // Release stops the renewals, then deletes the lock if it is still ours.
 func (w *watchedLease) Release(ctx context.Context) error {
-	w.stopOnce.Do(func() { close(w.stop) })
-	w.done.Wait()
+	w.Stop()
 	return w.lease.Release(ctx)
-}
-
-func (w *watchedLease) renew(ctx context.Context, l *watchdogLock) {
-	defer w.done.Done()
-	interval := max(l.cfg.TTL/3, time.Millisecond)
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-w.stop:
-			return
-		case <-ticker.C:
-		}
-		// A renewal may not outlive the lease it renews.
-		rctx, cancel := context.WithTimeout(ctx, l.cfg.TTL-interval)
-		n, err := comparePExpire.Run(rctx, l.cfg.Conn, []string{w.key}, w.token, l.ttlMillis())
-		cancel()
-		if err != nil || n != int64(1) {
-			close(w.lost)
-			return
-		}
-	}
 }

@@ -42,6 +42,8 @@ type Spec struct {
 	// Warmup runs before the measured phase and is recorded apart.
 	// Default 0.
 	Warmup time.Duration `json:"warmup_ns"`
+	// Clocks are the clients' clocks. Default: the machine's clock for all.
+	Clocks Clocks `json:"clocks,omitzero"`
 }
 
 // Validate reports the first field out of range.
@@ -63,9 +65,19 @@ func (s Spec) Validate() error {
 // same lock.
 func LockName(i int) string { return "lock:" + strconv.Itoa(i) }
 
-// NewLock builds the lock of one simulated client; the lock must call
-// onAttempt after every try at acquiring (variants.Config.OnAttempt).
-type NewLock func(client int, onAttempt func(error)) (variants.Lock, error)
+// ClientEnv is what a simulated client's lock is built with.
+type ClientEnv struct {
+	// Index numbers the client from 0.
+	Index int
+	// Clock is the client's own clock (variants.Config.Clock).
+	Clock *Clock
+	// OnAttempt must be called after every try at acquiring
+	// (variants.Config.OnAttempt).
+	OnAttempt func(error)
+}
+
+// NewLock builds the lock of one simulated client.
+type NewLock func(ClientEnv) (variants.Lock, error)
 
 // Outcome is what a closed-loop run measured.
 type Outcome struct {
@@ -76,6 +88,8 @@ type Outcome struct {
 	Elapsed time.Duration
 	// Interrupted is true when ctx ended before the workload did.
 	Interrupted bool
+	// ClockOffsets are the clients' clock offsets, nil without skew.
+	ClockOffsets []time.Duration
 }
 
 // Run drives the workload until its duration or ops are done or ctx ends,
@@ -93,12 +107,17 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 	}
 	d := &driver{spec: spec, names: names, oracle: oracle}
 	d.remaining.Store(spec.Ops)
-	seed := rand.Uint64()
+	seed, start := rand.Uint64(), time.Now()
+	var offsets []time.Duration
 	for i := range spec.Clients {
 		c := &client{d: d, warm: metrics.NewRecorder(), measured: metrics.NewRecorder(),
 			rnd: rand.New(rand.NewPCG(seed, uint64(i)))}
 		c.rec = c.warm
-		lock, err := newLock(i, c.attempt)
+		clock := spec.Clocks.NewClock(c.rnd, start)
+		if spec.Clocks.Skew != (Skew{}) {
+			offsets = append(offsets, clock.Offset())
+		}
+		lock, err := newLock(ClientEnv{Index: i, Clock: clock, OnAttempt: c.attempt})
 		if err != nil {
 			return Outcome{}, fmt.Errorf("workloads: client %d: %w", i, err)
 		}
@@ -106,7 +125,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 		d.clients = append(d.clients, c)
 	}
 
-	measureAt := time.Now().Add(spec.Warmup)
+	measureAt := start.Add(spec.Warmup)
 	// The end is a cancel, not a context deadline: a client library that
 	// turns a deadline into a socket timeout would report the commands in
 	// flight at the end as errors.
@@ -149,10 +168,11 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 		warm[i], measured[i] = c.warm, c.measured
 	}
 	return Outcome{
-		Measured:    metrics.Merge(measured),
-		Warmup:      metrics.Merge(warm),
-		Elapsed:     max(end.Sub(measureAt), 0),
-		Interrupted: ctx.Err() != nil,
+		Measured:     metrics.Merge(measured),
+		Warmup:       metrics.Merge(warm),
+		Elapsed:      max(end.Sub(measureAt), 0),
+		Interrupted:  ctx.Err() != nil,
+		ClockOffsets: offsets,
 	}, nil
 }
 

@@ -43,8 +43,8 @@ func (l memLock) Acquire(ctx context.Context, name string) (variants.Lease, erro
 
 func memLocks() workloads.NewLock {
 	shared := new(sync.Map)
-	return func(_ int, onAttempt func(error)) (variants.Lock, error) {
-		return memLock{mu: shared, onAttempt: onAttempt}, nil
+	return func(env workloads.ClientEnv) (variants.Lock, error) {
+		return memLock{mu: shared, onAttempt: env.OnAttempt}, nil
 	}
 }
 

@@ -35,6 +35,9 @@ type runOptions struct {
 	ttl            time.Duration
 	retry          string
 	acquireTimeout time.Duration
+	limit          int
+	clockSkew      string
+	clockJumps     []string
 	format         string
 	out            string
 }
@@ -57,6 +60,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "lease time of expiring locks")
 	fs.StringVar(&o.retry, "retry", "", "retry policy of a blocking acquire: none, spin, fixed:10ms, exp:1ms-100ms (default: each variant's own)")
 	fs.DurationVar(&o.acquireTimeout, "acquire-timeout", 10*time.Second, "give up a blocking acquire after this long")
+	fs.IntVar(&o.limit, "limit", 1, "permits of a semaphore (holders admitted at once); 1 for locks")
+	fs.StringVar(&o.clockSkew, "clock-skew", "0", "per-client clock offsets: a fixed +200ms, or uniform:-500ms..500ms")
+	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock at a point of each cell: +2s@5s (repeatable)")
 	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
 	if help, err := parse(fs, args); help || err != nil {
@@ -124,6 +130,20 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 			return plan.Plan{}, usagef("--retry: %w", err)
 		}
 	}
+	if o.limit < 1 {
+		return plan.Plan{}, usagef("--limit: must be at least 1 (got %d)", o.limit)
+	}
+	var clocks workloads.Clocks
+	if clocks.Skew, err = workloads.ParseSkew(o.clockSkew); err != nil {
+		return plan.Plan{}, usagef("--clock-skew: %w", err)
+	}
+	for _, j := range o.clockJumps {
+		jump, err := workloads.ParseJump(j)
+		if err != nil {
+			return plan.Plan{}, usagef("--clock-jump: %w", err)
+		}
+		clocks.Jumps = append(clocks.Jumps, jump)
+	}
 	topo := topologies.Spec{Kind: o.topology, Target: o.target, TLSInsecure: o.tlsInsecure}
 	if o.target != "" {
 		if _, err := topologies.ParseTarget(o.target, o.tlsInsecure); err != nil {
@@ -133,14 +153,18 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 	if _, _, err := topo.Resolve(); err != nil {
 		return plan.Plan{}, usagef("--topology: %w", err)
 	}
-	return plan.Plan{
+	p := plan.Plan{
 		Variants: o.variants,
 		Clients:  o.clients,
 		Client:   o.client,
 		Topology: topo,
-		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup},
-		TTL:      o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry,
-	}.WithDefaults(), nil
+		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks},
+		TTL:      o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit,
+	}.WithDefaults()
+	if err := p.Validate(); err != nil {
+		return plan.Plan{}, usagef("--limit: %w", err)
+	}
+	return p, nil
 }
 
 // execute runs the plan, saves the record (also when interrupted), and

@@ -1,0 +1,57 @@
+package variants
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// renewal keeps a lease alive from its own goroutine, the way a watchdog
+// thread does: every interval it calls renew, and the first renewal that
+// fails closes lost, so the holder learns at once that the lease is gone.
+type renewal struct {
+	lost     chan struct{} // closed when a renewal fails
+	stop     chan struct{} // closed by Stop
+	stopOnce sync.Once
+	done     sync.WaitGroup
+}
+
+// startRenewal renews every interval; each renew call may take at most
+// timeout (a renewal may not outlive the lease it renews). The renewals
+// outlive ctx's cancellation: only Stop ends them.
+func startRenewal(ctx context.Context, interval, timeout time.Duration, renew func(context.Context) error) *renewal {
+	r := &renewal{lost: make(chan struct{}), stop: make(chan struct{})}
+	ctx = context.WithoutCancel(ctx)
+	interval = max(interval, time.Millisecond)
+	timeout = max(timeout, time.Millisecond)
+	r.done.Add(1)
+	go func() {
+		defer r.done.Done()
+		ticker := time.NewTicker(interval)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-r.stop:
+				return
+			case <-ticker.C:
+			}
+			rctx, cancel := context.WithTimeout(ctx, timeout)
+			err := renew(rctx)
+			cancel()
+			if err != nil {
+				close(r.lost)
+				return
+			}
+		}
+	}()
+	return r
+}
+
+// Lost is closed when a renewal failed.
+func (r *renewal) Lost() <-chan struct{} { return r.lost }
+
+// Stop ends the renewals and waits until none is running.
+func (r *renewal) Stop() {
+	r.stopOnce.Do(func() { close(r.stop) })
+	r.done.Wait()
+}
