@@ -29,13 +29,15 @@ const ConnectTimeout = 3 * time.Second
 type Options struct {
 	// Library is rueidis or go-redis. Default rueidis.
 	Library string
-	// PoolSize is the connections go-redis may open (one per concurrent
-	// command). Default 10 per CPU, go-redis' own default. rueidis
-	// pipelines every caller over one connection and ignores it.
+	// PoolSize is the connections go-redis may open per node (one per
+	// concurrent command). Default 10 per CPU, go-redis' own default.
+	// rueidis pipelines every caller over one connection per node and
+	// ignores it.
 	PoolSize int
 }
 
-// Client is a connection to one Redis node.
+// Client is a connection to one Redis node, a Sentinel-monitored master, or
+// a cluster.
 type Client interface {
 	variants.Conn
 	Close()
@@ -51,14 +53,48 @@ func Check(name string) error {
 	return fmt.Errorf("%w %q (known: %s)", ErrUnknown, name, strings.Join(Names, ", "))
 }
 
-// New connects to ep with the library of opts and checks with PING, within
-// ConnectTimeout, that the server answers.
+// New connects to one node at ep.
 func New(ctx context.Context, ep topologies.Endpoint, opts Options) (Client, error) {
+	return Dial(ctx, topologies.Access{Mode: topologies.ModeSingle, Endpoints: []topologies.Endpoint{ep}}, opts)
+}
+
+// Connect returns the clients of a topology: one for a single node, a
+// Sentinel-monitored master or a cluster; one per master for independent
+// masters.
+func Connect(ctx context.Context, access topologies.Access, opts Options) ([]Client, error) {
+	if access.Mode != topologies.ModeIndependent {
+		c, err := Dial(ctx, access, opts)
+		if err != nil {
+			return nil, err
+		}
+		return []Client{c}, nil
+	}
+	var all []Client
+	for _, ep := range access.Endpoints {
+		c, err := New(ctx, ep, opts)
+		if err != nil {
+			for _, c := range all {
+				c.Close()
+			}
+			return nil, err
+		}
+		all = append(all, c)
+	}
+	return all, nil
+}
+
+// Dial connects with the library of opts to what access describes (not
+// independent masters: see Connect) and checks with PING, within
+// ConnectTimeout, that it answers.
+func Dial(ctx context.Context, access topologies.Access, opts Options) (Client, error) {
 	if opts.Library == "" {
 		opts.Library = Names[0]
 	}
 	if err := Check(opts.Library); err != nil {
 		return nil, err
+	}
+	if len(access.Endpoints) == 0 {
+		return nil, fmt.Errorf("%w: no address", ErrUnreachable)
 	}
 	var (
 		c   Client
@@ -66,18 +102,35 @@ func New(ctx context.Context, ep topologies.Endpoint, opts Options) (Client, err
 	)
 	switch opts.Library {
 	case "rueidis":
-		c, err = newRueidis(ep)
+		c, err = newRueidis(access)
 	default:
-		c = newGoRedis(ep, opts.PoolSize)
+		c = newGoRedis(access, opts.PoolSize)
 	}
+	where := describe(access)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, ep, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, where, err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
 	defer cancel()
 	if _, err := c.Do(pctx, variants.Bare("PING")); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, ep, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, where, err)
 	}
 	return c, nil
+}
+
+// describe names what access points at, without passwords.
+func describe(a topologies.Access) string {
+	var addrs []string
+	for _, ep := range a.Endpoints {
+		addrs = append(addrs, ep.String())
+	}
+	s := strings.Join(addrs, ",")
+	switch {
+	case a.MasterName != "":
+		return fmt.Sprintf("master %q via sentinels %s", a.MasterName, s)
+	case a.Mode == topologies.ModeCluster:
+		return "cluster " + s
+	}
+	return s
 }

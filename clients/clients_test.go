@@ -186,7 +186,7 @@ func TestDedicatedWatch(t *testing.T) {
 				return res[2].Value
 			}
 
-			err := c.Dedicated(ctx, func(d variants.Conn) error {
+			err := c.Dedicated(ctx, key, func(d variants.Conn) error {
 				if got := transaction(d, true); got != nil {
 					t.Errorf("EXEC after the watched key changed = %#v; want nil (aborted)", got)
 				}
@@ -269,12 +269,12 @@ func TestCounted(t *testing.T) {
 			counted.DoMulti(ctx, variants.Bare("MULTI"), variants.Cmd("GET", p+"k"), variants.Cmd("DEL", p+"k"), variants.Bare("EXEC"))
 			check("DoMulti of 4", 5)
 
-			err := counted.Dedicated(ctx, func(d variants.Conn) error {
+			err := counted.Dedicated(ctx, p+"k", func(d variants.Conn) error {
 				if _, err := d.Do(ctx, variants.Cmd("WATCH", p+"k")); err != nil {
 					return err
 				}
 				d.DoMulti(ctx, variants.Bare("MULTI"), variants.Cmd("SET", p+"k", "w"), variants.Bare("EXEC"))
-				return d.Dedicated(ctx, func(d variants.Conn) error {
+				return d.Dedicated(ctx, p+"k", func(d variants.Conn) error {
 					_, err := d.Do(ctx, variants.Cmd("GET", p+"k"))
 					return err
 				})

@@ -11,15 +11,16 @@ import (
 	"github.com/lockbench/lockbench/variants"
 )
 
-// goRedisDoer is what *redis.Client and *redis.Conn share.
+// goRedisDoer is what go-redis' clients and its *redis.Conn share.
 type goRedisDoer interface {
 	Do(ctx context.Context, args ...any) *redis.Cmd
 	Pipeline() redis.Pipeliner
+	TxPipeline() redis.Pipeliner
 }
 
 type goRedisConn struct {
 	doer   goRedisDoer
-	client *redis.Client // nil on a dedicated connection
+	client redis.UniversalClient // nil on a dedicated connection
 }
 
 var _ Client = (*goRedisConn)(nil)
@@ -32,20 +33,36 @@ type discardLogger struct{}
 
 func (discardLogger) Printf(context.Context, string, ...any) {}
 
-func newGoRedis(ep topologies.Endpoint, poolSize int) *goRedisConn {
+func newGoRedis(access topologies.Access, poolSize int) *goRedisConn {
 	quietGoRedis.Do(func() { redis.SetLogger(discardLogger{}) })
-	c := redis.NewClient(&redis.Options{
-		Addr:                  ep.Addr,
-		Username:              ep.Username,
-		Password:              ep.Password,
-		DB:                    ep.DB,
-		TLSConfig:             ep.TLS,
-		PoolSize:              poolSize,
-		DialTimeout:           ConnectTimeout,
-		MaxRetries:            -1, // errors are counted, not hidden
-		ContextTimeoutEnabled: true,
-		DisableIdentity:       true,
-	})
+	ep := access.Endpoints[0]
+	var addrs []string
+	for _, e := range access.Endpoints {
+		addrs = append(addrs, e.Addr)
+	}
+	var c redis.UniversalClient
+	switch {
+	case access.MasterName != "":
+		c = redis.NewFailoverClient(&redis.FailoverOptions{
+			MasterName: access.MasterName, SentinelAddrs: addrs,
+			Username: ep.Username, Password: ep.Password, SentinelUsername: ep.Username, SentinelPassword: ep.Password,
+			DB: ep.DB, TLSConfig: ep.TLS, PoolSize: poolSize, DialTimeout: ConnectTimeout,
+			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
+		})
+	case access.Mode == topologies.ModeCluster:
+		c = redis.NewClusterClient(&redis.ClusterOptions{
+			Addrs: addrs, Username: ep.Username, Password: ep.Password, TLSConfig: ep.TLS,
+			PoolSize: poolSize, DialTimeout: ConnectTimeout,
+			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
+		})
+	default:
+		c = redis.NewClient(&redis.Options{
+			Addr: ep.Addr, Username: ep.Username, Password: ep.Password, DB: ep.DB, TLSConfig: ep.TLS,
+			PoolSize: poolSize, DialTimeout: ConnectTimeout,
+			MaxRetries:            -1, // errors are counted, not hidden
+			ContextTimeoutEnabled: true, DisableIdentity: true,
+		})
+	}
 	return &goRedisConn{doer: c, client: c}
 }
 
@@ -61,25 +78,86 @@ func (g *goRedisConn) Do(ctx context.Context, cmd variants.Command) (any, error)
 	return decodeGoRedis(g.doer.Do(ctx, args(cmd)...).Result())
 }
 
+func isBare(cmd variants.Command, name string) bool {
+	return len(cmd.Argv) == 1 && cmd.Argv[0] == name
+}
+
+// DoMulti sends a pipeline. A MULTI ... EXEC pipeline goes through
+// go-redis' own transaction pipeline, which a cluster client routes to the
+// keys' node, and its replies are given back as Redis sent them.
 func (g *goRedisConn) DoMulti(ctx context.Context, cmds ...variants.Command) []variants.Result {
+	n := len(cmds)
+	if n >= 2 && isBare(cmds[0], "MULTI") && isBare(cmds[n-1], "EXEC") {
+		return g.transaction(ctx, cmds[1:n-1])
+	}
 	pipe := g.doer.Pipeline()
-	pending := make([]*redis.Cmd, len(cmds))
+	pending := make([]*redis.Cmd, n)
 	for i, c := range cmds {
 		pending[i] = pipe.Do(ctx, args(c)...)
 	}
 	_, _ = pipe.Exec(ctx) // each command keeps its own error
-	out := make([]variants.Result, len(cmds))
+	out := make([]variants.Result, n)
 	for i, p := range pending {
 		out[i].Value, out[i].Err = decodeGoRedis(p.Result())
 	}
 	return out
 }
 
-func (g *goRedisConn) Dedicated(ctx context.Context, fn func(variants.Conn) error) error {
-	if g.client == nil {
-		return fn(g)
+// transaction runs inner in MULTI/EXEC and returns the replies of MULTI,
+// each queued command, and EXEC (an array, nil when a WATCH aborted it).
+func (g *goRedisConn) transaction(ctx context.Context, inner []variants.Command) []variants.Result {
+	pipe := g.doer.TxPipeline()
+	pending := make([]*redis.Cmd, len(inner))
+	for i, c := range inner {
+		pending[i] = pipe.Do(ctx, args(c)...)
 	}
-	conn := g.client.Conn()
+	_, err := pipe.Exec(ctx)
+	out := make([]variants.Result, len(inner)+2)
+	out[0].Value = "OK"
+	for i := range inner {
+		out[i+1].Value = "QUEUED"
+	}
+	exec := &out[len(out)-1]
+	if errors.Is(err, redis.TxFailedErr) {
+		return out // aborted: EXEC replied nil
+	}
+	replies := make([]any, len(pending))
+	for i, p := range pending {
+		v, err := decodeGoRedis(p.Result())
+		var se *variants.ServerError
+		switch {
+		case errors.As(err, &se):
+			replies[i] = se
+		case err != nil:
+			exec.Err = err // the connection failed, not a command
+			return out
+		default:
+			replies[i] = v
+		}
+	}
+	exec.Value = replies
+	return out
+}
+
+// Dedicated runs fn on a connection of its own: in a cluster, one to the
+// master that serves key.
+func (g *goRedisConn) Dedicated(ctx context.Context, key string, fn func(variants.Conn) error) error {
+	var node *redis.Client
+	switch c := g.client.(type) {
+	case nil:
+		return fn(g)
+	case *redis.ClusterClient:
+		n, err := c.MasterForKey(ctx, key)
+		if err != nil {
+			return err
+		}
+		node = n
+	case *redis.Client:
+		node = c
+	default:
+		return errors.New("clients: go-redis client without dedicated connections")
+	}
+	conn := node.Conn()
 	defer conn.Close()
 	return fn(&goRedisConn{doer: conn})
 }

@@ -25,9 +25,9 @@ type rueidisConn struct {
 
 var _ Client = (*rueidisConn)(nil)
 
-func newRueidis(ep topologies.Endpoint) (*rueidisConn, error) {
-	c, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:  []string{ep.Addr},
+func newRueidis(access topologies.Access) (*rueidisConn, error) {
+	ep := access.Endpoints[0]
+	opt := rueidis.ClientOption{
 		Username:     ep.Username,
 		Password:     ep.Password,
 		SelectDB:     ep.DB,
@@ -35,7 +35,17 @@ func newRueidis(ep topologies.Endpoint) (*rueidisConn, error) {
 		Dialer:       net.Dialer{Timeout: ConnectTimeout},
 		DisableCache: true, // no client-side caching: every acquire goes to Redis
 		DisableRetry: true, // errors are counted, not hidden
-	})
+	}
+	for _, e := range access.Endpoints {
+		opt.InitAddress = append(opt.InitAddress, e.Addr)
+	}
+	switch {
+	case access.MasterName != "":
+		opt.Sentinel = rueidis.SentinelOption{MasterSet: access.MasterName, Username: ep.Username, Password: ep.Password, TLSConfig: ep.TLS}
+	case access.Mode != topologies.ModeCluster:
+		opt.ForceSingleClient = true
+	}
+	c, err := rueidis.NewClient(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -43,13 +53,22 @@ func newRueidis(ep topologies.Endpoint) (*rueidisConn, error) {
 }
 
 func (r *rueidisConn) build(cmd variants.Command) rueidis.Completed {
-	b := r.doer.B().Arbitrary(cmd.Argv[0])
+	b := r.doer.B()
+	if len(cmd.Argv) == 1 { // MULTI and EXEC mark a transaction for the cluster client
+		switch cmd.Argv[0] {
+		case "MULTI":
+			return b.Multi().Build()
+		case "EXEC":
+			return b.Exec().Build()
+		}
+	}
+	a := b.Arbitrary(cmd.Argv[0])
 	next := 1
 	for _, k := range cmd.Keys {
-		b = b.Args(cmd.Argv[next:k]...).Keys(cmd.Argv[k])
+		a = a.Args(cmd.Argv[next:k]...).Keys(cmd.Argv[k])
 		next = k + 1
 	}
-	return b.Args(cmd.Argv[next:]...).Build()
+	return a.Args(cmd.Argv[next:]...).Build()
 }
 
 func (r *rueidisConn) Do(ctx context.Context, cmd variants.Command) (any, error) {
@@ -68,7 +87,9 @@ func (r *rueidisConn) DoMulti(ctx context.Context, cmds ...variants.Command) []v
 	return out
 }
 
-func (r *rueidisConn) Dedicated(ctx context.Context, fn func(variants.Conn) error) error {
+// Dedicated runs fn on a connection of its own; in a cluster rueidis picks
+// the node by the first command's key, which is key's.
+func (r *rueidisConn) Dedicated(ctx context.Context, key string, fn func(variants.Conn) error) error {
 	if r.dedicated {
 		return fn(r)
 	}

@@ -12,8 +12,14 @@ import (
 	"github.com/lockbench/lockbench/workloads"
 )
 
-// ErrInvalid is wrapped by every Validate error.
-var ErrInvalid = errors.New("invalid plan")
+// Errors of Validate. Every one wraps ErrInvalid.
+var (
+	ErrInvalid = errors.New("invalid plan")
+	// ErrShape: a variant does not run on the topology's shape.
+	ErrShape = errors.New("variant does not run on this topology")
+	// ErrNeedsSemaphore: a limit above 1 with a lock variant.
+	ErrNeedsSemaphore = errors.New("limit needs a semaphore")
+)
 
 // Plan is one run: every variant × every client count, on one topology.
 type Plan struct {
@@ -69,9 +75,11 @@ func (p Plan) Validate() error {
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
+		if shape := variants.Shape(p.Topology.Mode()); !info.Supports(shape) {
+			return invalid(ErrShape, "%s does not run on %s (%s); it runs on %s", v, topologyName(p.Topology), shape, shapes(info))
+		}
 		if p.Limit > 1 && info.Kind == variants.KindLock {
-			return fmt.Errorf("%w: limit %d needs a semaphore, and %s is a lock (semaphores: %s)",
-				ErrInvalid, p.Limit, v, strings.Join(Semaphores(), ", "))
+			return invalid(ErrNeedsSemaphore, "limit %d needs a semaphore, and %s is a lock (semaphores: %s)", p.Limit, v, strings.Join(Semaphores(), ", "))
 		}
 	}
 	if len(p.Clients) == 0 {
@@ -99,4 +107,35 @@ func Semaphores() []string {
 		}
 	}
 	return names
+}
+
+func topologyName(t topologies.Spec) string {
+	if t.Name == "" {
+		return "local"
+	}
+	return t.Name
+}
+
+func shapes(info variants.Info) string {
+	var out []string
+	for _, s := range []variants.Shape{variants.ShapeSingle, variants.ShapeCluster, variants.ShapeIndependent} {
+		if info.Supports(s) {
+			out = append(out, string(s))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// invalidError is a Validate error of a kind: its message is the case
+// alone, and it matches both ErrInvalid and its kind.
+type invalidError struct {
+	msg  string
+	kind error
+}
+
+func (e *invalidError) Error() string   { return e.msg }
+func (e *invalidError) Unwrap() []error { return []error{ErrInvalid, e.kind} }
+
+func invalid(kind error, format string, args ...any) error {
+	return &invalidError{msg: fmt.Sprintf(format, args...), kind: kind}
 }

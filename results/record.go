@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/topologies"
 )
 
 // SchemaVersion is the version of the record format written here. Readers
@@ -46,12 +47,18 @@ func ThisHost() Host {
 
 // TopologyInfo says what Redis the run measured.
 type TopologyInfo struct {
-	Kind      string   `json:"kind"`
-	Endpoints []string `json:"endpoints"`
+	// Name is the topology's canonical name, e.g. local:cluster?masters=3&replicas=0.
+	Name string `json:"name"`
+	// Mode is single, cluster or independent.
+	Mode string `json:"mode"`
+	// Nodes are every node with its role and address (no passwords).
+	Nodes []topologies.Node `json:"nodes"`
 	// Representative is false for the embedded miniredis, whose figures say
 	// nothing of a real server.
 	Representative bool   `json:"representative"`
 	ServerVersion  string `json:"server_version,omitempty"`
+	// StartupS is how long the topology took to start and answer.
+	StartupS float64 `json:"startup_s"`
 }
 
 // Cell is one variant at one client count.

@@ -140,7 +140,7 @@ func renderTable(w io.Writer, rec *Record, markdown bool) error {
 func Notes(rec *Record) []string {
 	w := rec.Config.Workload
 	line := fmt.Sprintf("run %s · %s %s · client %s · hold %s · think %s · keys %d · ttl %v",
-		rec.RunID, rec.Topology.Kind, rec.Topology.ServerVersion, rec.Config.Client, w.Hold, w.Think, w.Keys, rec.Config.TTL)
+		rec.RunID, rec.Topology.Name, rec.Topology.ServerVersion, rec.Config.Client, w.Hold, w.Think, w.Keys, rec.Config.TTL)
 	if rec.Config.Limit > 1 {
 		line += fmt.Sprintf(" · limit %d", rec.Config.Limit)
 	}

@@ -32,7 +32,7 @@ func sampleRecord(t *testing.T) *results.Record {
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Topology = "lua-release", "rueidis", 16, "local"
 	return &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: "test-run",
-		Topology: results.TopologyInfo{Kind: "local", Representative: true}, Cells: []results.Cell{cell}}
+		Topology: results.TopologyInfo{Name: "local:single", Representative: true}, Cells: []results.Cell{cell}}
 }
 
 func TestNewCellFigures(t *testing.T) {

@@ -27,8 +27,9 @@ type Options struct {
 	// RunID names the run and its keys (lockbench:<run-id>:). Default: the
 	// start time and a random suffix.
 	RunID string
-	// OnTopology, when set, is called once the topology is up and answers.
-	OnTopology func(topologies.Topology)
+	// OnTopology, when set, is called once the topology is up and answers,
+	// with the time that took.
+	OnTopology func(t topologies.Topology, startup time.Duration)
 	// OnCell, when set, is called before each cell starts.
 	OnCell func(index, total int, variant string, clients int)
 }
@@ -58,31 +59,35 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 		Schema: results.SchemaVersion, Tool: "lockbench", RunID: opts.RunID,
 		Started: time.Now().UTC(), Host: results.ThisHost(), Config: p,
 	}
+	began := time.Now()
 	topo, err := topologies.Open(ctx, p.Topology)
 	if err != nil {
 		return nil, err
 	}
 	defer topo.Close()
-	ep := topo.Endpoints()[0]
-	rec.Config.Topology = p.Topology.Redacted()
-	rec.Config.Topology.Kind = topo.Kind()
-	rec.Topology = results.TopologyInfo{Kind: topo.Kind(), Endpoints: []string{ep.String()}, Representative: topo.Representative()}
-
-	client, err := clients.New(ctx, ep, clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
+	conns, err := clients.Connect(ctx, topo.Access(), clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
 	if err != nil {
 		return nil, err
 	}
-	defer client.Close()
-	rec.Topology.ServerVersion = serverVersion(ctx, client)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	rec.Config.Topology = p.Topology.Redacted()
+	rec.Config.Topology.Name = topo.Name()
+	rec.Topology = results.TopologyInfo{Name: topo.Name(), Mode: string(topo.Access().Mode),
+		Nodes: topo.Nodes(), Representative: topo.Representative(),
+		ServerVersion: serverVersion(ctx, conns[0]), StartupS: time.Since(began).Seconds()}
 	if opts.OnTopology != nil {
-		opts.OnTopology(topo)
+		opts.OnTopology(topo, time.Since(began))
 	}
 
 	prefix := KeyPrefix(opts.RunID)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		defer cancel()
-		_, _ = DeleteKeys(cctx, client, prefix)
+		_ = cleanup(cctx, topo.Access(), conns, p.Client, prefix)
 	}()
 	total, index := len(p.Variants)*len(p.Clients), 0
 	for _, variant := range p.Variants {
@@ -93,8 +98,8 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 			if opts.OnCell != nil {
 				opts.OnCell(index, total, variant, n)
 			}
-			cell := runCell(ctx, p, client, variant, n, fmt.Sprintf("%sc%d:", prefix, index))
-			cell.Topology = topo.Kind()
+			cell := runCell(ctx, p, conns, variant, n, fmt.Sprintf("%sc%d:", prefix, index))
+			cell.Topology = topo.Name()
 			rec.Cells = append(rec.Cells, cell)
 			index++
 		}
@@ -105,14 +110,18 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 }
 
 // runCell runs one variant at one client count with keys under prefix.
-func runCell(ctx context.Context, p plan.Plan, client clients.Client, variant string, n int, prefix string) results.Cell {
+func runCell(ctx context.Context, p plan.Plan, conns []clients.Client, variant string, n int, prefix string) results.Cell {
 	spec := p.Workload
 	spec.Clients = n
-	counted := variants.NewCounted(client)
+	counted := variants.NewCounted(conns[0])
+	all := []variants.Conn{counted}
+	for _, c := range conns[1:] {
+		all = append(all, counted.Wrap(c))
+	}
 	oracle := metrics.NewOracle(spec.Keys, p.Limit)
 	newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
 		return variants.New(variant, variants.Config{
-			Conn: counted, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
+			Conn: counted, Conns: all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
 			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt,
 		})
 	}

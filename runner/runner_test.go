@@ -25,7 +25,7 @@ func dist(t *testing.T, s string) workloads.Distribution {
 // runPlan runs p on a local redis-server that the runner starts itself.
 func runPlan(t *testing.T, p plan.Plan) *results.Record {
 	t.Helper()
-	p.Topology = topologies.Spec{Kind: "local"}
+	p.Topology = topologies.Spec{Name: "local"}
 	rec, err := runner.Run(context.Background(), p, runner.Options{})
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -109,7 +109,7 @@ func TestShortTTLOverlapsUnlessRenewed(t *testing.T) {
 func TestInterruptKeepsMeasurements(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := plan.Plan{
-		Variants: []string{"lua-release", "watchdog"}, Clients: []int{4}, Topology: topologies.Spec{Kind: "local"},
+		Variants: []string{"lua-release", "watchdog"}, Clients: []int{4}, Topology: topologies.Spec{Name: "local"},
 		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: time.Minute},
 	}
 	var started time.Time
@@ -167,7 +167,7 @@ func TestEmbeddedFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Topology.Kind != "embedded" || rec.Topology.Representative {
+	if rec.Topology.Name != "embedded" || rec.Topology.Representative {
 		t.Fatalf("topology %+v, want embedded and not representative", rec.Topology)
 	}
 	for _, c := range rec.Cells {

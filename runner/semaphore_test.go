@@ -96,7 +96,7 @@ func TestRunLeavesNoKeys(t *testing.T) {
 	}
 	p := plan.Plan{
 		Variants: append([]string{"simple", "watchdog"}, semaphores...), Clients: []int{4}, Limit: 1,
-		Topology: topologies.Spec{Target: "redis://" + ep.Addr},
+		Topology: topologies.Spec{Targets: []string{"redis://" + ep.Addr}},
 		Workload: workloads.Spec{Keys: 3, Hold: dist(t, "1ms"), Duration: 200 * time.Millisecond},
 	}
 	if _, err := runner.Run(ctx, p, runner.Options{}); err != nil {

@@ -1,9 +1,14 @@
-// Package topologies owns where Redis is: a local redis-server process that
-// lockbench starts and stops itself, an in-process miniredis (the embedded
-// fallback, whose figures are not representative), or an existing server
-// given by URL, used only under lockbench's key prefix.
+// Package topologies owns where Redis is: local redis-server processes that
+// lockbench starts and stops itself (a single server, a master with
+// replicas, the same under Sentinel, a Redis Cluster, or independent
+// masters for Redlock), an in-process miniredis (the embedded fallback,
+// whose figures are not representative), or existing servers given by URL,
+// used only under lockbench's key prefix.
 //
-// A Topology hands out Endpoints (address, credentials, TLS); the client
-// adapters in package clients connect to them. Topologies never send lock
-// traffic themselves.
+// A Topology hands out Access (endpoints with address, credentials, TLS);
+// the client adapters in package clients connect to them. Topologies never
+// send lock traffic themselves. A Local topology is also a Controller that
+// pauses, kills, restarts and promotes its nodes, for faults, and can be
+// saved to a state file to outlive lockbench (Spec.Detached, Local.Save,
+// StopSaved).
 package topologies

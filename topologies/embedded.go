@@ -18,10 +18,15 @@ func StartEmbedded() (*Embedded, error) {
 	return &Embedded{m: m}, nil
 }
 
-func (e *Embedded) Kind() string          { return "embedded" }
-func (e *Embedded) Endpoints() []Endpoint { return []Endpoint{{Addr: e.m.Addr()}} }
-func (e *Embedded) Managed() bool         { return true }
-func (e *Embedded) Representative() bool  { return false }
+func (e *Embedded) Name() string { return "embedded" }
+func (e *Embedded) Access() Access {
+	return Access{Mode: ModeSingle, Endpoints: []Endpoint{{Addr: e.m.Addr()}}}
+}
+func (e *Embedded) Nodes() []Node {
+	return []Node{{Name: "master", Role: RoleMaster, Endpoint: Endpoint{Addr: e.m.Addr()}}}
+}
+func (e *Embedded) Managed() bool        { return true }
+func (e *Embedded) Representative() bool { return false }
 
 // Close stops the miniredis.
 func (e *Embedded) Close() error { e.m.Close(); return nil }

@@ -14,12 +14,6 @@ import (
 // when its URL has none.
 const PasswordEnv = "LOCKBENCH_REDIS_PASSWORD"
 
-// Target is an existing server lockbench did not start: it only uses keys
-// under its own prefix there and never flushes, reconfigures or stops it.
-type Target struct{ ep Endpoint }
-
-var _ Topology = (*Target)(nil)
-
 // ParseTarget parses redis://[user[:password]@]host:port[/db] or rediss://...
 func ParseTarget(raw string, tlsInsecure bool) (Endpoint, error) {
 	bad := func(why string) (Endpoint, error) {
@@ -83,25 +77,15 @@ func redact(raw string) string {
 	return "xxxxx" + raw[at:]
 }
 
-// OpenTarget returns the topology of an existing server. Whether it answers
-// is for the client to find out.
-func OpenTarget(raw string, tlsInsecure bool) (*Target, error) {
-	ep, err := ParseTarget(raw, tlsInsecure)
+// splitAddr splits host:port.
+func splitAddr(addr string) (string, int, error) {
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, err
+		return "", 0, err
 	}
-	return &Target{ep: ep}, nil
-}
-
-func (t *Target) Kind() string          { return "target" }
-func (t *Target) Endpoints() []Endpoint { return []Endpoint{t.ep} }
-func (t *Target) Managed() bool         { return false }
-func (t *Target) Representative() bool  { return true }
-func (t *Target) Close() error          { return nil }
-
-// Redacted returns the spec with any password in its target URL masked,
-// for records and messages.
-func (s Spec) Redacted() Spec {
-	s.Target = redact(s.Target)
-	return s
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 1 || p > 65535 || host == "" {
+		return "", 0, fmt.Errorf("bad port in %q", addr)
+	}
+	return host, p, nil
 }

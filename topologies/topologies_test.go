@@ -3,9 +3,8 @@ package topologies
 import (
 	"context"
 	"errors"
-	"os"
+	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -105,117 +104,123 @@ func TestSpecResolve(t *testing.T) {
 	tests := []struct {
 		name         string
 		spec         Spec
-		wantKind     string
+		wantName     string
+		wantMode     Mode
 		wantFallback bool
-		wantErr      string // "" when Resolve succeeds
+		wantErr      []string // what the error says; nil when Resolve succeeds
 	}{
-		{name: "default is local", spec: Spec{}, wantKind: "local"},
-		{name: "local", spec: Spec{Kind: "local"}, wantKind: "local"},
-		{name: "embedded", spec: Spec{Kind: "embedded"}, wantKind: "embedded"},
-		{name: "target URL implies target", spec: Spec{Target: "redis://h:1"}, wantKind: "target"},
-		{name: "target with URL", spec: Spec{Kind: "target", Target: "redis://h:1"}, wantKind: "target"},
+		{name: "default is local", spec: Spec{}, wantName: "local:single", wantMode: ModeSingle},
 		{
 			name:     "no redis-server falls back to embedded",
 			spec:     Spec{RedisServer: "/nonexistent/redis-server"},
-			wantKind: "embedded", wantFallback: true,
+			wantName: "embedded", wantMode: ModeSingle, wantFallback: true,
 		},
 		{
 			name:     "explicit local does not fall back",
-			spec:     Spec{Kind: "local", RedisServer: "/nonexistent/redis-server"},
-			wantKind: "local",
+			spec:     Spec{Name: "local", RedisServer: "/nonexistent/redis-server"},
+			wantName: "local:single", wantMode: ModeSingle,
 		},
-		{name: "target URL with another kind", spec: Spec{Kind: "local", Target: "redis://h:1"}, wantErr: "target URL"},
-		{name: "target without URL", spec: Spec{Kind: "target"}, wantErr: "needs a URL"},
-		{name: "unknown kind", spec: Spec{Kind: "cluster"}, wantErr: "known: local, embedded, target"},
+		{name: "local:single", spec: Spec{Name: "local:single"}, wantName: "local:single", wantMode: ModeSingle},
+		{name: "embedded", spec: Spec{Name: "embedded"}, wantName: "embedded", wantMode: ModeSingle},
+		{name: "replicated default", spec: Spec{Name: "local:replicated"}, wantName: "local:replicated?replicas=2", wantMode: ModeSingle},
+		{
+			name:     "sentinel parameters in any order",
+			spec:     Spec{Name: "local:sentinel?sentinels=5&replicas=1"},
+			wantName: "local:sentinel?replicas=1&sentinels=5", wantMode: ModeSingle,
+		},
+		{name: "cluster", spec: Spec{Name: "local:cluster?masters=6"}, wantName: "local:cluster?masters=6&replicas=0", wantMode: ModeCluster},
+		{name: "redlock", spec: Spec{Name: "local:redlock?nodes=3"}, wantName: "local:redlock?nodes=3", wantMode: ModeIndependent},
+		{name: "one target", spec: Spec{Targets: []string{"redis://h:1"}}, wantName: "target", wantMode: ModeSingle},
+		{name: "targets", spec: Spec{Targets: []string{"redis://h:1", "redis://h:2"}}, wantName: "independent", wantMode: ModeIndependent},
+		{name: "external cluster", spec: Spec{Cluster: []string{"h:1"}}, wantName: "cluster", wantMode: ModeCluster},
+		{name: "external sentinel", spec: Spec{Sentinels: []string{"h:1"}, MasterName: "m"}, wantName: "sentinel", wantMode: ModeSingle},
+
+		{name: "unknown name", spec: Spec{Name: "nonsense"}, wantErr: []string{"unknown topology", "known: embedded, local:single, local:replicated?replicas=2"}},
+		{name: "unknown local kind", spec: Spec{Name: "local:bogus"}, wantErr: []string{"unknown topology", "local:redlock?nodes=5"}},
+		{name: "unknown parameter", spec: Spec{Name: "local:cluster?shards=3"}, wantErr: []string{`no parameter "shards"`, "it takes: masters, replicas"}},
+		{name: "nodes=0", spec: Spec{Name: "local:redlock?nodes=0"}, wantErr: []string{"nodes must be a whole number from 1 to 15"}},
+		{name: "masters=17", spec: Spec{Name: "local:cluster?masters=17"}, wantErr: []string{"masters must be a whole number from 1 to 16"}},
+		{name: "not a number", spec: Spec{Name: "local:replicated?replicas=two"}, wantErr: []string{"replicas must be a whole number from 1 to 8"}},
+		{name: "two kinds of external", spec: Spec{Targets: []string{"redis://h:1"}, Cluster: []string{"h:2"}}, wantErr: []string{"give one of"}},
+		{name: "local with a target", spec: Spec{Name: "local", Targets: []string{"redis://h:1"}}, wantErr: []string{"started by lockbench"}},
+		{name: "sentinel without master name", spec: Spec{Sentinels: []string{"h:1"}}, wantErr: []string{"--master-name"}},
+		{name: "bad cluster address", spec: Spec{Cluster: []string{"h"}}, wantErr: []string{"not host:port"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, fellBack, err := tc.spec.Resolve()
-			if tc.wantErr != "" {
-				if !errors.Is(err, ErrBadSpec) || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("Resolve(%+v) error = %v; want ErrBadSpec saying %q", tc.spec, err, tc.wantErr)
+			if tc.wantErr != nil {
+				if !errors.Is(err, ErrBadSpec) {
+					t.Fatalf("Resolve(%+v) error = %v; want ErrBadSpec", tc.spec, err)
+				}
+				for _, want := range tc.wantErr {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("Resolve(%+v) error %q does not say %q", tc.spec, err, want)
+					}
 				}
 				return
 			}
 			if err != nil {
 				t.Fatalf("Resolve(%+v): %v", tc.spec, err)
 			}
-			if got.Kind != tc.wantKind || fellBack != tc.wantFallback {
-				t.Errorf("Resolve(%+v) = kind %q, fell back %v; want %q, %v", tc.spec, got.Kind, fellBack, tc.wantKind, tc.wantFallback)
+			if got.Name != tc.wantName || fellBack != tc.wantFallback || got.Mode() != tc.wantMode {
+				t.Errorf("Resolve(%+v) = %q (mode %s), fell back %v; want %q (%s), %v", tc.spec, got.Name, got.Mode(), fellBack, tc.wantName, tc.wantMode, tc.wantFallback)
 			}
-			if got.Target != tc.spec.Target || got.RedisServer != tc.spec.RedisServer {
-				t.Errorf("Resolve changed Target or RedisServer: %+v", got)
+			if got.RedisServer != tc.spec.RedisServer {
+				t.Errorf("Resolve changed RedisServer: %+v", got)
 			}
 		})
 	}
 }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+func TestStartLocalBadSpec(t *testing.T) {
+	for _, name := range []string{"local:nope", "local:cluster?masters=17", "local:redlock?nodes=0", "local:single?replicas=1"} {
+		if l, err := StartLocal(testContext(t, 5*time.Second), Spec{Name: name}); !errors.Is(err, ErrBadSpec) {
+			if l != nil {
+				_ = l.Close()
+			}
+			t.Errorf("StartLocal(%q) = %v; want ErrBadSpec", name, err)
+		}
+	}
+}
+
+// FuzzParseLocal checks that whatever parseLocal accepts has a canonical
+// name that parses to the same topology, and that it rejects the rest with
+// ErrBadSpec.
+func FuzzParseLocal(f *testing.F) {
+	for _, seed := range []string{"local", "local:cluster?masters=3&replicas=1", "local:sentinel?sentinels=2", "local:redlock?nodes=0", "local:x", "localx", "local:cluster?masters=3&masters=4", "local:replicated?replicas=%zz"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		kind, params, err := parseLocal(name)
+		if err != nil {
+			if !errors.Is(err, ErrBadSpec) {
+				t.Fatalf("parseLocal(%q) error %v is not ErrBadSpec", name, err)
+			}
+			return
+		}
+		again, params2, err := parseLocal(canonical(kind, params))
+		if err != nil || again != kind || fmt.Sprint(params) != fmt.Sprint(params2) {
+			t.Fatalf("parseLocal(%q) = %s %v, but its canonical name parses to %s %v, %v", name, kind, params, again, params2, err)
+		}
+	})
+}
+
+func ExampleSpec_Resolve() {
+	spec, _, err := Spec{Name: "local:cluster?masters=6"}.Resolve()
+	fmt.Println(spec.Name, spec.Mode(), err)
+	// Output: local:cluster?masters=6&replicas=0 cluster <nil>
+}
+
+// testContext is a context for the test that ends after timeout.
+func testContext(t testing.TB, timeout time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func TestStartLocal(t *testing.T) {
-	l, err := StartLocal(testContext(t), "")
-	if errors.Is(err, ErrNoRedisServer) {
-		t.Fatalf("this test needs a real redis-server: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("StartLocal: %v", err)
-	}
-	pid, dir := l.PID(), l.n.dir
-	closed := false
-	t.Cleanup(func() {
-		if !closed {
-			_ = l.Close()
-		}
-	})
-
-	if l.Kind() != "local" || !l.Managed() || !l.Representative() {
-		t.Errorf("Local: kind %q, managed %v, representative %v; want local, true, true", l.Kind(), l.Managed(), l.Representative())
-	}
-	eps := l.Endpoints()
-	if len(eps) != 1 || !strings.HasPrefix(eps[0].Addr, "127.0.0.1:") || strings.HasSuffix(eps[0].Addr, ":6379") {
-		t.Fatalf("Endpoints() = %+v; want one on a free 127.0.0.1 port", eps)
-	}
-	if err := ping(testContext(t), eps[0].Addr); err != nil {
-		t.Fatalf("PING %s: %v", eps[0].Addr, err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Errorf("the node's directory: %v", err)
-	}
-
-	if err := l.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	closed = true
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("after Close, kill(%d, 0) = %v; want ESRCH (process gone)", pid, err)
-	}
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("after Close, the node's directory %s: %v; want it removed", dir, err)
-	}
-	if err := ping(testContext(t), eps[0].Addr); err == nil {
-		t.Errorf("after Close, PING %s still answered", eps[0].Addr)
-	}
-
-	// A second Close returns at once instead of waiting for an exit that
-	// was already seen.
-	done := make(chan error, 1)
-	go func() { done <- l.Close() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("second Close: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("second Close hangs")
-	}
-}
-
 func TestStartLocalMissingBinary(t *testing.T) {
-	_, err := StartLocal(testContext(t), "/nonexistent/redis-server")
+	_, err := StartLocal(testContext(t, 5*time.Second), Spec{Name: "local", RedisServer: "/nonexistent/redis-server"})
 	if !errors.Is(err, ErrNoRedisServer) || !strings.Contains(err.Error(), "install") {
 		t.Errorf("StartLocal with a missing binary: %v; want ErrNoRedisServer saying how to install it", err)
 	}
@@ -227,31 +232,31 @@ func TestStartEmbedded(t *testing.T) {
 		t.Fatalf("StartEmbedded: %v", err)
 	}
 	defer e.Close()
-	if e.Kind() != "embedded" || !e.Managed() || e.Representative() {
-		t.Errorf("Embedded: kind %q, managed %v, representative %v; want embedded, true, false", e.Kind(), e.Managed(), e.Representative())
+	if e.Name() != "embedded" || !e.Managed() || e.Representative() {
+		t.Errorf("Embedded: name %q, managed %v, representative %v; want embedded, true, false", e.Name(), e.Managed(), e.Representative())
 	}
-	eps := e.Endpoints()
-	if len(eps) != 1 {
-		t.Fatalf("Endpoints() = %+v; want one", eps)
+	a := e.Access()
+	if a.Mode != ModeSingle || len(a.Endpoints) != 1 {
+		t.Fatalf("Access() = %+v; want one endpoint, mode single", a)
 	}
-	if err := ping(testContext(t), eps[0].Addr); err != nil {
-		t.Fatalf("PING %s: %v", eps[0].Addr, err)
+	if err := ping(testContext(t, 5*time.Second), a.Endpoints[0].Addr); err != nil {
+		t.Fatalf("PING %s: %v", a.Endpoints[0].Addr, err)
 	}
 }
 
 func TestOpen(t *testing.T) {
-	topo, err := Open(testContext(t), Spec{Target: "redis://user:pw@127.0.0.1:1/3"})
+	topo, err := Open(testContext(t, 5*time.Second), Spec{Targets: []string{"redis://user:pw@127.0.0.1:1/3"}})
 	if err != nil {
 		t.Fatalf("Open(target): %v", err)
 	}
 	defer topo.Close()
-	if topo.Kind() != "target" || topo.Managed() || !topo.Representative() {
-		t.Errorf("target: kind %q, managed %v, representative %v; want target, false, true", topo.Kind(), topo.Managed(), topo.Representative())
+	if topo.Name() != "target" || topo.Managed() || !topo.Representative() {
+		t.Errorf("target: name %q, managed %v, representative %v; want target, false, true", topo.Name(), topo.Managed(), topo.Representative())
 	}
-	if got := topo.Endpoints()[0].String(); got != "redis://user@127.0.0.1:1/3" {
+	if got := topo.Access().Endpoints[0].String(); got != "redis://user@127.0.0.1:1/3" {
 		t.Errorf("target endpoint = %q; want redis://user@127.0.0.1:1/3", got)
 	}
-	if _, err := Open(testContext(t), Spec{Kind: "cluster"}); !errors.Is(err, ErrBadSpec) {
-		t.Errorf("Open(cluster) = %v; want ErrBadSpec", err)
+	if _, err := Open(testContext(t, 5*time.Second), Spec{Name: "local:cluster?masters=0"}); !errors.Is(err, ErrBadSpec) {
+		t.Errorf("Open(local:cluster?masters=0) = %v; want ErrBadSpec", err)
 	}
 }

@@ -5,17 +5,21 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"strings"
+	"time"
 )
 
-// Errors of opening a topology. Compare them with errors.Is.
+// Errors of opening and controlling a topology. Compare them with errors.Is.
 var (
-	// ErrBadSpec: the topology name or target URL is malformed.
+	// ErrBadSpec: the topology name, a parameter or a target is malformed.
 	ErrBadSpec = errors.New("bad topology")
-	// ErrNoRedisServer: the local topology needs redis-server on PATH.
+	// ErrNoRedisServer: the local topologies need redis-server on PATH.
 	ErrNoRedisServer = errors.New("redis-server not found on PATH")
 	// ErrStart: a local node did not start.
 	ErrStart = errors.New("redis-server did not start")
+	// ErrNotManaged: node control was asked of a node lockbench did not start.
+	ErrNotManaged = errors.New("not a node lockbench started")
+	// ErrNoNode: no node of that name in the topology.
+	ErrNoNode = errors.New("no such node")
 )
 
 // Endpoint is how to reach one Redis node. Password and TLS never go into
@@ -44,77 +48,100 @@ func (e Endpoint) String() string {
 	return s
 }
 
+// Role is what a node does in its topology.
+type Role string
+
+// The roles of nodes.
+const (
+	RoleMaster   Role = "master"
+	RoleReplica  Role = "replica"
+	RoleSentinel Role = "sentinel"
+)
+
+// Node is one process of a topology.
+type Node struct {
+	// Name identifies the node for node control: master, replica-1,
+	// sentinel-1, master-2, node-3.
+	Name     string   `json:"name"`
+	Role     Role     `json:"role"`
+	Endpoint Endpoint `json:"endpoint"`
+}
+
+// Mode says how clients reach the data.
+type Mode string
+
+// The modes.
+const (
+	// ModeSingle: one logical Redis, a node or a master with replicas
+	// (found directly or through Sentinel).
+	ModeSingle Mode = "single"
+	// ModeCluster: a Redis Cluster; keys are spread over its masters.
+	ModeCluster Mode = "cluster"
+	// ModeIndependent: N masters that know nothing of each other, for
+	// Redlock.
+	ModeIndependent Mode = "independent"
+)
+
+// Access is what a client needs to connect.
+type Access struct {
+	Mode Mode `json:"mode"`
+	// Endpoints are the node of a single topology, the seeds of a cluster,
+	// the masters of independent ones, or the sentinels when MasterName is
+	// set.
+	Endpoints []Endpoint `json:"endpoints"`
+	// MasterName is the name the sentinels monitor the master under.
+	MasterName string `json:"master_name,omitempty"`
+}
+
 // Topology is a set of Redis nodes in use by one run.
 type Topology interface {
-	// Kind is the topology's name: local, embedded or target.
-	Kind() string
-	// Endpoints lists the nodes clients connect to.
-	Endpoints() []Endpoint
+	// Name is the topology's canonical name, e.g. local:cluster?masters=3&replicas=0.
+	Name() string
+	// Access says how clients connect.
+	Access() Access
+	// Nodes lists every node with its role; for an external topology only
+	// the ones given.
+	Nodes() []Node
 	// Managed reports whether lockbench started these nodes itself (and so
-	// may flush, pause or kill them).
+	// may pause, kill or restart them).
 	Managed() bool
 	// Representative is false where the figures say nothing of a real Redis
 	// server (the embedded miniredis).
 	Representative() bool
-	// Close stops what the topology started; it is a no-op for a target.
+	// Close stops what the topology started; it is a no-op for external ones.
 	Close() error
 }
 
-// Spec says which topology to open.
-type Spec struct {
-	// Kind is local, embedded or target. Default local, or embedded when
-	// redis-server is not on PATH and Target is empty.
-	Kind string `json:"kind"`
-	// Target is the URL of an existing server, for Kind target.
-	Target string `json:"target,omitempty"`
-	// RedisServer is the redis-server binary of local. Default: from PATH.
-	RedisServer string `json:"-"`
-	// TLSInsecure skips certificate checks of a rediss:// target.
-	TLSInsecure bool `json:"tls_insecure,omitempty"`
+// Controller controls the nodes of a topology lockbench started, for
+// faults. Every method fails with ErrNoNode for an unknown name.
+type Controller interface {
+	// Pause stops the node's process (SIGSTOP); it holds its connections
+	// and answers nothing until Resume (SIGCONT).
+	Pause(name string) error
+	Resume(name string) error
+	// Kill ends the node's process at once (SIGKILL); its data is lost.
+	Kill(name string) error
+	// Restart kills the node if it runs, waits delay, and starts it again on
+	// the same port and configuration, without the data it had.
+	Restart(ctx context.Context, name string, delay time.Duration) error
+	// Promote makes a replica the master: REPLICAOF NO ONE on a replicated
+	// topology, SENTINEL FAILOVER with Sentinel, CLUSTER FAILOVER in a
+	// cluster.
+	Promote(ctx context.Context, name string) error
 }
 
-// Kinds lists the topologies Open accepts.
-var Kinds = []string{"local", "embedded", "target"}
-
-// Resolve fills the spec's defaults: a Target means target; no kind means
-// local, or embedded when redis-server is missing. It reports whether it
-// fell back to embedded.
-func (s Spec) Resolve() (Spec, bool, error) {
-	if s.Target != "" {
-		if s.Kind != "" && s.Kind != "target" {
-			return s, false, fmt.Errorf("%w: a target URL goes with no other topology (got %q)", ErrBadSpec, s.Kind)
-		}
-		s.Kind = "target"
-		return s, false, nil
-	}
-	switch s.Kind {
-	case "":
-		if _, err := redisServerPath(s.RedisServer); err != nil {
-			s.Kind = "embedded"
-			return s, true, nil
-		}
-		s.Kind = "local"
-	case "local", "embedded":
-	case "target":
-		return s, false, fmt.Errorf("%w: target needs a URL (--target redis://host:port)", ErrBadSpec)
-	default:
-		return s, false, fmt.Errorf("%w %q (known: %s)", ErrBadSpec, s.Kind, strings.Join(Kinds, ", "))
-	}
-	return s, false, nil
-}
-
-// Open starts or connects to the topology of spec (after Resolve).
+// Open starts or connects to the topology of spec.
 func Open(ctx context.Context, spec Spec) (Topology, error) {
 	spec, _, err := spec.Resolve()
 	if err != nil {
 		return nil, err
 	}
-	switch spec.Kind {
-	case "local":
-		return StartLocal(ctx, spec.RedisServer)
-	case "embedded":
+	switch {
+	case spec.Name == "embedded":
 		return StartEmbedded()
+	case spec.isLocal():
+		return StartLocal(ctx, spec)
 	default:
-		return OpenTarget(spec.Target, spec.TLSInsecure)
+		return OpenExternal(spec)
 	}
 }

@@ -20,8 +20,9 @@ type Conn interface {
 	// one Result per command.
 	DoMulti(ctx context.Context, cmds ...Command) []Result
 	// Dedicated runs fn on a connection reserved to it for its duration,
-	// for commands with connection state such as WATCH.
-	Dedicated(ctx context.Context, fn func(Conn) error) error
+	// for commands with connection state such as WATCH. In a cluster the
+	// connection goes to the node that serves key.
+	Dedicated(ctx context.Context, key string, fn func(Conn) error) error
 }
 
 // Command is one Redis command. Argv[0] is the command's name; Keys lists
@@ -72,6 +73,9 @@ var _ Conn = (*Counted)(nil)
 // NewCounted returns conn with a command counter.
 func NewCounted(conn Conn) *Counted { return &Counted{conn: conn, commands: new(atomic.Int64)} }
 
+// Wrap returns conn counted by the same counter as c.
+func (c *Counted) Wrap(conn Conn) *Counted { return &Counted{conn: conn, commands: c.commands} }
+
 // Commands returns how many commands were sent so far.
 func (c *Counted) Commands() int64 { return c.commands.Load() }
 
@@ -88,8 +92,8 @@ func (c *Counted) DoMulti(ctx context.Context, cmds ...Command) []Result {
 }
 
 // Dedicated implements Conn; commands sent on the dedicated connection count.
-func (c *Counted) Dedicated(ctx context.Context, fn func(Conn) error) error {
-	return c.conn.Dedicated(ctx, func(d Conn) error {
-		return fn(&Counted{conn: d, commands: c.commands})
+func (c *Counted) Dedicated(ctx context.Context, key string, fn func(Conn) error) error {
+	return c.conn.Dedicated(ctx, key, func(d Conn) error {
+		return fn(c.Wrap(d))
 	})
 }

@@ -58,6 +58,9 @@ func (SystemClock) Now() time.Time { return time.Now() }
 type Config struct {
 	// Conn is the connection to Redis. Required.
 	Conn Conn
+	// Conns are the connections to N independent masters, for Redlock.
+	// Default: Conn alone.
+	Conns []Conn
 	// Prefix starts every key the variant creates, for example
 	// "lockbench:<run-id>:". Required: keys outside it are never touched.
 	Prefix string
@@ -95,6 +98,9 @@ const (
 func (c Config) withDefaults(info Info) (Config, error) {
 	if c.Conn == nil {
 		return c, errors.New("variants: config has no connection")
+	}
+	if len(c.Conns) == 0 {
+		c.Conns = []Conn{c.Conn}
 	}
 	if c.Prefix == "" {
 		return c, errors.New("variants: config has no key prefix")

@@ -9,6 +9,7 @@ func init() {
 		Source:       "the oracle's negative control (DESIGN.md); the unlocked ticket sale of seed 002 §1.2",
 		Summary:      "acquire always succeeds at once without touching Redis",
 		DefaultRetry: "none",
+		Shapes:       []Shape{ShapeSingle, ShapeCluster, ShapeIndependent},
 	}, func(cfg Config) (Lock, error) { return &noLock{base: newBase(cfg)}, nil })
 }
 

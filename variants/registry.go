@@ -69,6 +69,27 @@ type Info struct {
 	// Steps are the named points inside the variant's operations where
 	// Config.AtStep is called.
 	Steps []Step `json:"steps,omitempty"`
+	// Shapes are the shapes of Redis the variant runs on. Default: single
+	// and cluster.
+	Shapes []Shape `json:"shapes,omitempty"`
+}
+
+// Shape is a shape of Redis (the topology's mode).
+type Shape string
+
+// The shapes.
+const (
+	ShapeSingle      Shape = "single"      // one logical Redis: a node, or a master with replicas
+	ShapeCluster     Shape = "cluster"     // a Redis Cluster
+	ShapeIndependent Shape = "independent" // N independent masters (Config.Conns)
+)
+
+// Supports reports whether the variant runs on shape.
+func (i Info) Supports(shape Shape) bool {
+	if len(i.Shapes) == 0 {
+		return shape == ShapeSingle || shape == ShapeCluster
+	}
+	return slices.Contains(i.Shapes, shape)
 }
 
 // Step names a point inside a variant's operation, so that a fault can

@@ -13,16 +13,17 @@ type RetryKind string
 
 // The retry kinds.
 const (
-	RetryNone  RetryKind = "none"  // one try; a held lock fails at once with ErrBusy
-	RetrySpin  RetryKind = "spin"  // try again at once (a busy loop)
-	RetryFixed RetryKind = "fixed" // a fixed pause between tries
-	RetryExp   RetryKind = "exp"   // exponential backoff from Min to Max, with jitter
+	RetryNone  RetryKind = "none"   // one try; a held lock fails at once with ErrBusy
+	RetrySpin  RetryKind = "spin"   // try again at once (a busy loop)
+	RetryFixed RetryKind = "fixed"  // a fixed pause between tries
+	RetryExp   RetryKind = "exp"    // exponential backoff from Min to Max, with jitter
+	RetryRand  RetryKind = "random" // a pause drawn uniformly from Min to Max (Redlock's random delay)
 )
 
 // ErrBadRetry is wrapped by every ParseRetry error.
 var ErrBadRetry = errors.New("bad retry policy")
 
-const retryExamples = "none, spin, fixed:10ms, exp:1ms-100ms"
+const retryExamples = "none, spin, fixed:10ms, exp:1ms-100ms, random:1ms-10ms"
 
 // RetryPolicy says how a blocking acquire waits between tries. The zero
 // value means "not set".
@@ -50,14 +51,14 @@ func ParseRetry(s string) (RetryPolicy, error) {
 			return bad("needs a positive pause")
 		}
 		return RetryPolicy{Kind: RetryFixed, Min: d, Max: d}, nil
-	case RetryExp:
+	case RetryExp, RetryRand:
 		lo, hi, ok := strings.Cut(arg, "-")
 		min, err1 := time.ParseDuration(lo)
 		max, err2 := time.ParseDuration(hi)
 		if !ok || err1 != nil || err2 != nil || min <= 0 || max < min {
 			return bad("needs MIN-MAX with 0 < MIN <= MAX")
 		}
-		return RetryPolicy{Kind: RetryExp, Min: min, Max: max}, nil
+		return RetryPolicy{Kind: RetryKind(kind), Min: min, Max: max}, nil
 	}
 	return bad("is not a retry policy")
 }
@@ -67,8 +68,8 @@ func (p RetryPolicy) String() string {
 	switch p.Kind {
 	case RetryFixed:
 		return fmt.Sprintf("fixed:%v", p.Min)
-	case RetryExp:
-		return fmt.Sprintf("exp:%v-%v", p.Min, p.Max)
+	case RetryExp, RetryRand:
+		return fmt.Sprintf("%s:%v-%v", p.Kind, p.Min, p.Max)
 	}
 	return string(p.Kind)
 }
@@ -97,6 +98,8 @@ func (p RetryPolicy) Delay(attempt int, r *rand.Rand) time.Duration {
 	switch p.Kind {
 	case RetryFixed:
 		return p.Min
+	case RetryRand:
+		return p.Min + time.Duration(r.Int64N(int64(p.Max-p.Min)+1))
 	case RetryExp:
 		d := p.Max
 		if p.Min <= p.Max>>attempt { // Min<<attempt <= Max, without overflow

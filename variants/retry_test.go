@@ -21,6 +21,7 @@ func TestParseRetry(t *testing.T) {
 		{"fixed:10ms", variants.RetryPolicy{Kind: variants.RetryFixed, Min: 10 * time.Millisecond, Max: 10 * time.Millisecond}},
 		{"fixed:1s", variants.RetryPolicy{Kind: variants.RetryFixed, Min: time.Second, Max: time.Second}},
 		{"exp:1ms-100ms", variants.RetryPolicy{Kind: variants.RetryExp, Min: time.Millisecond, Max: 100 * time.Millisecond}},
+		{"random:1ms-10ms", variants.RetryPolicy{Kind: variants.RetryRand, Min: time.Millisecond, Max: 10 * time.Millisecond}},
 		{"exp:5ms-5ms", variants.RetryPolicy{Kind: variants.RetryExp, Min: 5 * time.Millisecond, Max: 5 * time.Millisecond}},
 	}
 	for _, tc := range good {
@@ -99,7 +100,7 @@ func checkDelays(t *testing.T, p variants.RetryPolicy, draws int) {
 
 func TestRetryDelay(t *testing.T) {
 	for _, s := range []string{
-		"none", "spin", "fixed:3ms", "exp:1ms-100ms", "exp:1ns-1ns", "exp:7ms-7ms",
+		"none", "spin", "fixed:3ms", "exp:1ms-100ms", "exp:1ns-1ns", "exp:7ms-7ms", "random:1ms-10ms",
 		"exp:1ms-2562047h", // no cap in sight: the doubling must not overflow
 		"exp:20s-1000h",    // Min<<29 overflows int64
 		"exp:1h-2562047h",
@@ -160,5 +161,5 @@ func Example_retryPolicy() {
 	fmt.Println(err)
 	// Output:
 	// exp:1ms-100ms exp 1ms 100ms
-	// bad retry policy: "wait" is not a retry policy (examples: none, spin, fixed:10ms, exp:1ms-100ms)
+	// bad retry policy: "wait" is not a retry policy (examples: none, spin, fixed:10ms, exp:1ms-100ms, random:1ms-10ms)
 }

@@ -44,7 +44,7 @@ func (l *simpleLock) Acquire(ctx context.Context, name string) (Lease, error) {
 // that a change between the GET and the DEL aborts the transaction, which is
 // then tried again. It is the release of simple and setnx-expire.
 func (b *base) watchRelease(ctx context.Context, key, token string) error {
-	return b.cfg.Conn.Dedicated(ctx, func(conn Conn) error {
+	return b.cfg.Conn.Dedicated(ctx, key, func(conn Conn) error {
 		for {
 			if _, err := conn.Do(ctx, Cmd("WATCH", key)); err != nil {
 				return err

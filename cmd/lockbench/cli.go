@@ -38,9 +38,11 @@ func usagef(format string, args ...any) error {
 const usage = `lockbench benchmarks Redis distributed locks and counts their violations.
 
 Usage:
-  lockbench run [flags]      run variants side by side and print one table
-  lockbench variants         list the lock designs with their claims
-  lockbench help [command]   show help
+  lockbench run [flags]             run variants side by side and print one table
+  lockbench variants                list the lock designs with their claims
+  lockbench topology up NAME        start a local topology that stays up, print its addresses
+  lockbench topology down           stop it
+  lockbench help [command]          show help
 
 Run 'lockbench run --help' for the flags of a run.
 `
@@ -49,13 +51,15 @@ Run 'lockbench run --help' for the flags of a run.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return usagef("no command given (commands: run, variants, help)")
+		return usagef("no command given (commands: run, variants, topology, help)")
 	}
 	switch args[0] {
 	case "run":
 		return runRun(ctx, args[1:], stdout, stderr)
 	case "variants":
 		return runVariants(args[1:], stdout, stderr)
+	case "topology":
+		return runTopology(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
@@ -63,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usagef("unknown command %q (commands: run, variants, help)", args[0])
+	return usagef("unknown command %q (commands: run, variants, topology, help)", args[0])
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
@@ -74,9 +78,14 @@ func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
 	return fs
 }
 
-// parse parses args, treating --help as success and anything else wrong
-// as a usage error of one line.
+// parse parses args of a command that takes no arguments, treating --help
+// as success and anything else wrong as a usage error of one line.
 func parse(fs *pflag.FlagSet, args []string) (help bool, err error) {
+	return parseWithArgs(fs, args, 0)
+}
+
+// parseWithArgs is parse for a command that takes exactly n arguments.
+func parseWithArgs(fs *pflag.FlagSet, args []string, n int) (help bool, err error) {
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -85,8 +94,11 @@ func parse(fs *pflag.FlagSet, args []string) (help bool, err error) {
 		}
 		return false, usageError{err}
 	}
-	if fs.NArg() > 0 {
+	switch {
+	case n == 0 && fs.NArg() > 0:
 		return false, usagef("unexpected argument %q", fs.Arg(0))
+	case fs.NArg() != n:
+		return false, usagef("%s takes %d argument(s), got %d", fs.Name(), n, fs.NArg())
 	}
 	return false, nil
 }

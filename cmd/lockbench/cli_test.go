@@ -70,6 +70,17 @@ func TestBadInput(t *testing.T) {
 		{"skew not a duration", []string{"run", "--clock-skew", "fast"}, []string{"--clock-skew"}},
 		{"jump without sign", []string{"run", "--clock-jump", "2s@5s"}, []string{"--clock-jump", "+2s@5s"}},
 		{"jump without time", []string{"run", "--clock-jump", "+2s"}, []string{"--clock-jump"}},
+		{"unknown topology", []string{"run", "--topology", "local:mesh"}, []string{"--topology", "local:mesh", "local:cluster"}},
+		{"unknown parameter", []string{"run", "--topology", "local:cluster?shards=3"}, []string{"--topology", "shards", "masters"}},
+		{"zero nodes", []string{"run", "--topology", "local:redlock?nodes=0"}, []string{"--topology", "nodes", "from 1"}},
+		{"variant on wrong shape", []string{"run", "--topology", "local:redlock", "--variants", "lua-release"}, []string{"--variants", "lua-release", "independent"}},
+		{"cluster seed not host:port", []string{"run", "--cluster", "seed"}, []string{"--cluster", `"seed"`}},
+		{"cluster unreachable", []string{"run", "--cluster", closedPort(t), "--duration", "1s"}, []string{"unreachable", "cluster"}},
+		{"sentinel without name", []string{"run", "--sentinel", "127.0.0.1:26379"}, []string{"--sentinel", "--master-name"}},
+		{"two kinds of target", []string{"run", "--cluster", "127.0.0.1:7000", "--target", "redis://127.0.0.1:6379"}, []string{"one of"}},
+		{"target and local topology", []string{"run", "--topology", "local:cluster", "--target", "redis://127.0.0.1:6379"}, []string{"--topology"}},
+		{"topology up of a target", []string{"topology", "up", "cluster"}, []string{"topology up", "local:cluster"}},
+		{"topology without action", []string{"topology"}, []string{"topology up"}},
 		{"unknown flag", []string{"run", "--colour"}, []string{"--colour"}},
 		{"stray argument", []string{"run", "extra"}, []string{`"extra"`}},
 		{"unknown command", []string{"bench"}, []string{`"bench"`, "run"}},
@@ -78,7 +89,7 @@ func TestBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			began := time.Now()
 			stdout, stderr, status := runCLI(t, append(tc.args, "--out", out)...)
-			if tc.name == "unknown command" || tc.name == "variants format" {
+			if tc.name == "unknown command" || tc.name == "variants format" || tc.args[0] == "topology" {
 				stdout, stderr, status = runCLI(t, tc.args...)
 			}
 			if status != exitUsage {
@@ -166,7 +177,21 @@ func TestRunAgainstTarget(t *testing.T) {
 			t.Errorf("cell %s/%d: %d acquisitions, client %q, topology %q", c.Variant, c.Clients, c.Acquisitions, c.Client, c.Topology)
 		}
 	}
-	if rec.Config.Topology.Target == "" || rec.Topology.ServerVersion == "" {
+	if len(rec.Config.Topology.Targets) == 0 || rec.Topology.ServerVersion == "" {
 		t.Errorf("record does not echo the target and server version: %+v", rec.Topology)
+	}
+}
+
+// An even number of Redlock masters runs, with a warning that it buys no
+// fault tolerance.
+func TestEvenRedlockWarns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	_, stderr, status := runCLI(t, "run", "--topology", "local:redlock?nodes=2", "--variants", "redlock",
+		"--clients", "2", "--duration", "100ms", "--warmup", "0", "--out", out)
+	if status != exitOK {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	if !strings.Contains(stderr, "warning: 2 independent masters tolerate no more failures than 1") {
+		t.Errorf("no warning about the even node count:\n%s", stderr)
 	}
 }

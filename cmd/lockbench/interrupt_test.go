@@ -87,7 +87,7 @@ func TestSignalStopsRun(t *testing.T) {
 	}
 }
 
-var topologyLine = regexp.MustCompile(`topology local at redis://(127\.0\.0\.1:\d+)`)
+var topologyLine = regexp.MustCompile(`topology local:single at master=redis://(127\.0\.0\.1:\d+)`)
 
 // waitForCell reads stderr until the first cell starts and returns the
 // address of the redis-server lockbench started.

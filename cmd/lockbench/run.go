@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -24,9 +25,7 @@ type runOptions struct {
 	variants       []string
 	clients        []int
 	client         string
-	topology       string
-	target         string
-	tlsInsecure    bool
+	topology       topologyFlags
 	keys           int
 	hold, think    string
 	duration       time.Duration
@@ -43,14 +42,20 @@ type runOptions struct {
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var o runOptions
+	o, p, help, err := parseRun(args, stderr)
+	if help || err != nil {
+		return err
+	}
+	return execute(ctx, p, o, stdout, stderr)
+}
+
+// parseRun parses the flags of run into its options and plan.
+func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help bool, err error) {
 	fs := newFlagSet("run", stderr)
 	fs.StringSliceVar(&o.variants, "variants", defaultVariants, "variants to run, comma-separated (see lockbench variants)")
 	fs.IntSliceVar(&o.clients, "clients", []int{16}, "concurrent clients; a comma list runs each count")
 	fs.StringVar(&o.client, "client", clients.Names[0], "client library: "+strings.Join(clients.Names, " or "))
-	fs.StringVar(&o.topology, "topology", "", "local (start redis-server) or embedded (miniredis); default local, embedded without redis-server")
-	fs.StringVar(&o.target, "target", "", "use an existing server: redis://[user@]host:port[/db] or rediss://...; password in the URL or $"+topologies.PasswordEnv)
-	fs.BoolVar(&o.tlsInsecure, "tls-insecure", false, "skip certificate checks of a rediss:// target")
+	o.topology.register(fs)
 	fs.IntVar(&o.keys, "keys", 1, "distinct lock names clients pick from uniformly; 1 is maximum contention")
 	fs.StringVar(&o.hold, "hold", "1ms", "time in the critical section: a duration or distribution (2ms, exp:2ms, uniform:1ms-5ms, normal:10ms,2ms)")
 	fs.StringVar(&o.think, "think", "0", "pause after each release, as --hold")
@@ -65,14 +70,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock at a point of each cell: +2s@5s (repeatable)")
 	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
-	if help, err := parse(fs, args); help || err != nil {
-		return err
+	if help, err = parse(fs, args); help || err != nil {
+		return o, p, help, err
 	}
-	p, err := o.plan(fs.Changed("duration"))
-	if err != nil {
-		return err
-	}
-	return execute(ctx, p, o, stdout, stderr)
+	p, err = o.plan(fs.Changed("duration"))
+	return o, p, false, err
 }
 
 // plan checks the flags and turns them into a plan. Every error names its
@@ -144,14 +146,9 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 		}
 		clocks.Jumps = append(clocks.Jumps, jump)
 	}
-	topo := topologies.Spec{Kind: o.topology, Target: o.target, TLSInsecure: o.tlsInsecure}
-	if o.target != "" {
-		if _, err := topologies.ParseTarget(o.target, o.tlsInsecure); err != nil {
-			return plan.Plan{}, usagef("--target: %w", err)
-		}
-	}
-	if _, _, err := topo.Resolve(); err != nil {
-		return plan.Plan{}, usagef("--topology: %w", err)
+	topo, err := o.topology.spec()
+	if err != nil {
+		return plan.Plan{}, err
 	}
 	p := plan.Plan{
 		Variants: o.variants,
@@ -162,7 +159,11 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 		TTL:      o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit,
 	}.WithDefaults()
 	if err := p.Validate(); err != nil {
-		return plan.Plan{}, usagef("--limit: %w", err)
+		flag := "--variants"
+		if errors.Is(err, plan.ErrNeedsSemaphore) {
+			flag = "--limit"
+		}
+		return plan.Plan{}, usagef("%s: %w", flag, err)
 	}
 	return p, nil
 }
@@ -170,12 +171,13 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 // execute runs the plan, saves the record (also when interrupted), and
 // prints it.
 func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.Writer) error {
-	if _, fellBack, _ := p.Topology.Resolve(); fellBack {
+	warnEvenRedlock(stderr, p.Topology)
+	if p.Topology.Name == "embedded" && o.topology.name == "" {
 		fmt.Fprintln(stderr, "lockbench: redis-server not found on PATH; using the embedded miniredis, whose figures are NOT representative of a real Redis server (install redis-server: apt-get install -y redis-server, or brew install redis)")
 	}
 	opts := runner.Options{
-		OnTopology: func(t topologies.Topology) {
-			fmt.Fprintf(stderr, "lockbench: topology %s at %s\n", t.Kind(), t.Endpoints()[0])
+		OnTopology: func(t topologies.Topology, startup time.Duration) {
+			fmt.Fprintf(stderr, "lockbench: topology %s at %s (up in %.2fs)\n", t.Name(), describeNodes(t.Nodes()), startup.Seconds())
 		},
 		OnCell: func(i, total int, variant string, clients int) {
 			fmt.Fprintf(stderr, "lockbench: [%d/%d] %s, %d clients\n", i+1, total, variant, clients)
@@ -203,4 +205,13 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		return errInterrupted
 	}
 	return nil
+}
+
+// describeNodes lists nodes as role name=address.
+func describeNodes(nodes []topologies.Node) string {
+	var parts []string
+	for _, n := range nodes {
+		parts = append(parts, n.Name+"="+n.Endpoint.String())
+	}
+	return strings.Join(parts, " ")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -32,9 +33,16 @@ func runVariants(args []string, stdout, stderr io.Writer) error {
 			Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}},
 			Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 44}},
 		}))
-	t.Header([]string{"variant", "kind", "claims", "default retry", "source", "how it works"})
+	t.Header([]string{"variant", "kind", "claims", "default retry", "runs on", "source", "how it works"})
 	for _, v := range variants.All() {
-		if err := t.Append([]string{v.Name, string(v.Kind), v.Claims.String(), v.DefaultRetry, v.Source, v.Summary}); err != nil {
+		var shapes []string
+		for _, s := range []variants.Shape{variants.ShapeSingle, variants.ShapeCluster, variants.ShapeIndependent} {
+			if v.Supports(s) {
+				shapes = append(shapes, string(s))
+			}
+		}
+		row := []string{v.Name, string(v.Kind), v.Claims.String(), v.DefaultRetry, strings.Join(shapes, ","), v.Source, v.Summary}
+		if err := t.Append(row); err != nil {
 			return err
 		}
 	}

@@ -12,27 +12,31 @@ import (
 	"github.com/lockbench/lockbench/topologies"
 )
 
-// Local starts a redis-server on a free loopback port for the test and
-// stops it when the test ends.
-func Local(tb testing.TB) *topologies.Local {
+// Start starts the local topology called name (local, local:cluster, ...)
+// for the test and stops it when the test ends.
+func Start(tb testing.TB, name string) *topologies.Local {
 	tb.Helper()
-	l, err := topologies.StartLocal(context.Background(), "")
+	l, err := topologies.StartLocal(context.Background(), topologies.Spec{Name: name})
 	if errors.Is(err, topologies.ErrNoRedisServer) {
 		tb.Fatalf("this test needs a real redis-server: %v (or run `make test`, which installs it)", err)
 	}
 	if err != nil {
-		tb.Fatalf("start redis-server: %v", err)
+		tb.Fatalf("start %s: %v", name, err)
 	}
 	tb.Cleanup(func() {
 		if err := l.Close(); err != nil {
-			tb.Errorf("stop redis-server: %v", err)
+			tb.Errorf("stop %s: %v", name, err)
 		}
 	})
 	return l
 }
 
-// Endpoint starts a redis-server for the test and returns its endpoint.
+// Local starts a single redis-server for the test.
+func Local(tb testing.TB) *topologies.Local { return Start(tb, "local") }
+
+// Endpoint starts a single redis-server for the test and returns its
+// endpoint.
 func Endpoint(tb testing.TB) topologies.Endpoint {
 	tb.Helper()
-	return Local(tb).Endpoints()[0]
+	return Local(tb).Access().Endpoints[0]
 }

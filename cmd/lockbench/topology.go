@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lockbench/lockbench/topologies"
+)
+
+// defaultState is where topology up records what it started.
+var defaultState = filepath.Join(os.TempDir(), "lockbench-topology.json")
+
+func runTopology(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	const help = "usage: lockbench topology up NAME [--state FILE] | lockbench topology down [--state FILE]"
+	if len(args) == 0 {
+		return usagef("topology: %s", help)
+	}
+	fs := newFlagSet("topology "+args[0], stderr)
+	state := fs.String("state", defaultState, "file that records the running topology")
+	switch args[0] {
+	case "up":
+		if helpAsked, err := parseWithArgs(fs, args[1:], 1); helpAsked || err != nil {
+			return err
+		}
+		return topologyUp(ctx, fs.Arg(0), *state, stdout)
+	case "down":
+		if helpAsked, err := parse(fs, args[1:]); helpAsked || err != nil {
+			return err
+		}
+		return topologyDown(*state, stdout)
+	case "-h", "--help":
+		fmt.Fprintln(stdout, help)
+		return nil
+	}
+	return usagef("topology: unknown action %q; %s", args[0], help)
+}
+
+// topologyUp starts a local topology that outlives this process and prints
+// how to reach it.
+func topologyUp(ctx context.Context, name, state string, stdout io.Writer) error {
+	if !strings.HasPrefix(name, "local") {
+		return usagef("topology up: %q is not a local topology (known: %s)", name, strings.Join(topologies.Names()[1:], ", "))
+	}
+	spec, _, err := topologies.Spec{Name: name}.Resolve()
+	if err != nil {
+		return usagef("topology up: %w", err)
+	}
+	if _, err := os.Stat(state); err == nil {
+		return usagef("topology up: a topology is already up (state in %s); run lockbench topology down first", state)
+	}
+	spec.Detached = true
+	began := time.Now()
+	l, err := topologies.StartLocal(ctx, spec)
+	if err != nil {
+		return err
+	}
+	if err := l.Save(state); err != nil {
+		return errors.Join(err, l.Close())
+	}
+	fmt.Fprintf(stdout, "topology %s up in %.2fs (state in %s)\n", l.Name(), time.Since(began).Seconds(), state)
+	for _, n := range l.Nodes() {
+		fmt.Fprintf(stdout, "  %-12s %-9s %s\n", n.Name, n.Role, n.Endpoint)
+	}
+	fmt.Fprintf(stdout, "use it with: lockbench run %s\n", accessFlags(l.Access()))
+	fmt.Fprintln(stdout, "stop it with: lockbench topology down")
+	return nil
+}
+
+// accessFlags are the run flags that reach a running topology.
+func accessFlags(a topologies.Access) string {
+	var addrs, targets []string
+	for _, ep := range a.Endpoints {
+		addrs = append(addrs, ep.Addr)
+		targets = append(targets, "--target "+ep.String())
+	}
+	switch {
+	case a.MasterName != "":
+		return fmt.Sprintf("--sentinel %s --master-name %s", strings.Join(addrs, ","), a.MasterName)
+	case a.Mode == topologies.ModeCluster:
+		return "--cluster " + strings.Join(addrs, ",")
+	}
+	return strings.Join(targets, " ")
+}
+
+func topologyDown(state string, stdout io.Writer) error {
+	saved, err := topologies.LoadSaved(state)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stdout, "no topology is up (no %s)\n", state)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := topologies.StopSaved(state); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "topology %s stopped (%d nodes)\n", saved.Name, len(saved.Nodes))
+	return nil
+}

@@ -1,0 +1,128 @@
+package runner_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
+	"github.com/lockbench/lockbench/variants"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+// racy are the variants that admit extra holders without any fault, by
+// design: the control, and the semaphores whose acquire races.
+var racy = []string{"none", "sem-basic", "sem-fair"}
+
+// Every local topology comes up, and every variant that runs on it runs
+// briefly on both client libraries without errors; the safe ones without
+// overlaps.
+func TestEveryTopology(t *testing.T) {
+	for _, name := range []string{
+		"local", "local:replicated?replicas=1", "local:sentinel?replicas=1&sentinels=3",
+		"local:cluster?masters=3&replicas=0", "local:redlock?nodes=3",
+	} {
+		spec, _, err := topologies.Spec{Name: name}.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var supported []string
+		for _, info := range variants.All() {
+			if info.Supports(variants.Shape(spec.Mode())) {
+				supported = append(supported, info.Name)
+			}
+		}
+		for _, lib := range clients.Names {
+			t.Run(name+"/"+lib, func(t *testing.T) {
+				p := plan.Plan{
+					Variants: supported, Clients: []int{4}, Client: lib, Topology: spec,
+					Workload: workloads.Spec{Keys: 4, Hold: dist(t, "500us"), Duration: 150 * time.Millisecond},
+				}
+				rec, err := runner.Run(context.Background(), p, runner.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rec.Topology.Name != spec.Name || len(rec.Topology.Nodes) == 0 || rec.Topology.StartupS <= 0 {
+					t.Errorf("record topology %+v", rec.Topology)
+				}
+				for _, c := range rec.Cells {
+					if c.Error != "" || c.Acquisitions == 0 || c.Errors != 0 {
+						t.Errorf("%s: %d acquisitions, %d errors, error %q", c.Variant, c.Acquisitions, c.Errors, c.Error)
+					}
+					if !slices.Contains(racy, c.Variant) && c.Violations.Overlaps != 0 {
+						t.Errorf("%s: %d overlaps without faults", c.Variant, c.Violations.Overlaps)
+					}
+				}
+				t.Logf("%s on %s: %d variants, up in %.2fs", lib, name, len(rec.Cells), rec.Topology.StartupS)
+			})
+		}
+	}
+}
+
+// Redlock on 5 independent masters keeps mutual exclusion, keeps acquiring
+// with 2 of them paused, and stops acquiring (timeouts) with 3 paused.
+func TestRedlockSurvivesMinority(t *testing.T) {
+	for _, paused := range []int{0, 2, 3} {
+		t.Run(map[int]string{0: "all up", 2: "2 of 5 paused", 3: "3 of 5 paused"}[paused], func(t *testing.T) {
+			topo := topotest.Start(t, "local:redlock?nodes=5")
+			var targets []string
+			for _, ep := range topo.Access().Endpoints {
+				targets = append(targets, "redis://"+ep.Addr)
+			}
+			names := []string{"node-1", "node-2", "node-3"}[:paused]
+			p := plan.Plan{
+				Variants: []string{"redlock"}, Clients: []int{16}, AcquireTimeout: 300 * time.Millisecond,
+				Topology: topologies.Spec{Targets: targets},
+				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: time.Second},
+			}
+			// Pause once the clients are connected; resume in time for the
+			// cleanup to reach every node.
+			opts := runner.Options{OnTopology: func(topologies.Topology, time.Duration) {
+				for _, n := range names {
+					if err := topo.Pause(n); err != nil {
+						t.Error(err)
+					}
+				}
+				time.AfterFunc(1100*time.Millisecond, func() {
+					for _, n := range names {
+						_ = topo.Resume(n)
+					}
+				})
+			}}
+			rec, err := runner.Run(context.Background(), p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := rec.Cells[0]
+			t.Logf("%d paused: %.0f acq/s, %d timeouts, %d overlaps", paused, c.ThroughputPerS, c.Timeouts, c.Violations.Overlaps)
+			if c.Violations.Overlaps != 0 {
+				t.Errorf("%d overlaps", c.Violations.Overlaps)
+			}
+			if paused < 3 && c.Acquisitions < 50 {
+				t.Errorf("only %d acquisitions with %d of 5 paused", c.Acquisitions, paused)
+			}
+			if paused == 3 && (c.Acquisitions != 0 || c.Timeouts == 0) {
+				t.Errorf("with 3 of 5 paused: %d acquisitions, %d timeouts; want none and some", c.Acquisitions, c.Timeouts)
+			}
+			checkRecordNodes(t, rec, 5)
+		})
+	}
+}
+
+func checkRecordNodes(t *testing.T, rec *results.Record, n int) {
+	t.Helper()
+	if len(rec.Topology.Nodes) != n || rec.Topology.Mode != "independent" {
+		t.Errorf("record names %d nodes in mode %q; want %d independent", len(rec.Topology.Nodes), rec.Topology.Mode, n)
+	}
+	for _, node := range rec.Topology.Nodes {
+		if node.Role != topologies.RoleMaster || node.Endpoint.Addr == "" {
+			t.Errorf("node %+v", node)
+		}
+	}
+}

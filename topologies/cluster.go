@@ -1,0 +1,136 @@
+package topologies
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+)
+
+// clusterSlots is the number of hash slots of a Redis Cluster.
+const clusterSlots = 16384
+
+// clusterConfig is the config of every node of local:cluster. The bus
+// port is a second free port (cluster-port), not port+10000, which may be
+// taken or beyond 65535.
+var clusterConfig = []string{
+	"cluster-enabled yes",
+	"cluster-config-file nodes.conf",
+	"cluster-node-timeout 2000",
+}
+
+// startCluster starts master-1..master-N with the slots spread evenly and
+// replica-1..replica-N×R, replica i following master ((i-1) mod N)+1,
+// introduces them to each other, and waits until every node sees the
+// cluster whole and ok and every replica is in sync.
+func (l *Local) startCluster(ctx context.Context, params map[string]int) error {
+	masters, replicas := params["masters"], params["masters"]*params["replicas"]
+	specs := make([]nodeSpec, 0, masters+replicas)
+	for i := range masters {
+		specs = append(specs, nodeSpec{name: fmt.Sprintf("master-%d", i+1), role: RoleMaster})
+	}
+	for i := range replicas {
+		specs = append(specs, nodeSpec{name: fmt.Sprintf("replica-%d", i+1), role: RoleReplica})
+	}
+	for i := range specs {
+		specs[i].cfg = nodeConfig{cluster: true, extra: clusterConfig}
+	}
+	nodes, err := l.startNodes(ctx, specs...)
+	if err != nil {
+		return err
+	}
+	conns, err := dialAll(addrs(nodes))
+	if err != nil {
+		return err
+	}
+	defer closeAll(conns)
+
+	ids := make([]string, len(nodes))
+	for i, a := range conns {
+		if ids[i], err = a.text(ctx, "CLUSTER", "MYID"); err != nil {
+			return err
+		}
+	}
+	for i := range masters {
+		first, last := i*clusterSlots/masters, (i+1)*clusterSlots/masters-1
+		if err := conns[i].exec(ctx, "CLUSTER", "ADDSLOTSRANGE", strconv.Itoa(first), strconv.Itoa(last)); err != nil {
+			return err
+		}
+	}
+	for _, n := range nodes[1:] {
+		host, port, _ := net.SplitHostPort(n.Endpoint.Addr)
+		if err := conns[0].exec(ctx, "CLUSTER", "MEET", host, port, strconv.Itoa(n.proc.busPort)); err != nil {
+			return err
+		}
+	}
+	for r := range replicas {
+		a, masterID := conns[masters+r], ids[r%masters]
+		what := fmt.Sprintf("%s to learn of %s", nodes[masters+r].Name, nodes[r%masters].Name)
+		err := waitFor(ctx, readyTimeout, what, func(ctx context.Context) error {
+			view, err := a.text(ctx, "CLUSTER", "NODES")
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(view, masterID) {
+				return fmt.Errorf("%s does not know node %s yet", a.addr, masterID)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := a.exec(ctx, "CLUSTER", "REPLICATE", masterID); err != nil {
+			return err
+		}
+	}
+	err = waitFor(ctx, readyTimeout, "every cluster node to see the cluster ok and whole", func(ctx context.Context) error {
+		for _, a := range conns {
+			if err := clusterReady(ctx, a, len(nodes), replicas); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return waitInSync(ctx, nodes[masters:])
+}
+
+// clusterReady checks that the node at a reports cluster_state:ok and
+// knows every node, none failing or in handshake, and the replicas as
+// replicas.
+func clusterReady(ctx context.Context, a *admin, nodes, replicas int) error {
+	info, err := a.text(ctx, "CLUSTER", "INFO")
+	if err != nil {
+		return err
+	}
+	if state := infoField(info, "cluster_state"); state != "ok" {
+		return fmt.Errorf("%s: cluster_state:%s", a.addr, state)
+	}
+	view, err := a.text(ctx, "CLUSTER", "NODES")
+	if err != nil {
+		return err
+	}
+	known, slaves := 0, 0
+	for line := range strings.Lines(view) {
+		fields := strings.Fields(line)
+		if len(fields) < 3 {
+			continue
+		}
+		known++
+		for flag := range strings.SplitSeq(fields[2], ",") {
+			switch flag {
+			case "slave":
+				slaves++
+			case "fail", "fail?", "handshake", "noaddr":
+				return fmt.Errorf("%s sees %s as %s", a.addr, fields[1], fields[2])
+			}
+		}
+	}
+	if known != nodes || slaves != replicas {
+		return fmt.Errorf("%s knows %d nodes (%d replicas), want %d (%d)", a.addr, known, slaves, nodes, replicas)
+	}
+	return nil
+}
