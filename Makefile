@@ -21,6 +21,7 @@ run: build redis
 
 test: redis
 	$(GO) test -race -count=1 -timeout 15m ./...
+	@./scripts/check-leftovers.sh
 
 bench: redis
 	$(GO) test -run '^$$' -bench . -benchmem ./...
