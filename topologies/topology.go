@@ -145,3 +145,14 @@ func Open(ctx context.Context, spec Spec) (Topology, error) {
 		return OpenExternal(spec)
 	}
 }
+
+// ControllerOf returns the node control of t, or ErrNotManaged when
+// lockbench did not start its nodes: faults never touch servers that are
+// not lockbench's own.
+func ControllerOf(t Topology) (Controller, error) {
+	c, ok := t.(Controller)
+	if !ok || !t.Managed() {
+		return nil, fmt.Errorf("%w: %s", ErrNotManaged, t.Name())
+	}
+	return c, nil
+}
