@@ -113,6 +113,9 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 func runCell(ctx context.Context, p plan.Plan, conns []clients.Client, variant string, n int, prefix string) results.Cell {
 	spec := p.Workload
 	spec.Clients = n
+	if spec.KeyPerClient {
+		spec.Keys = n
+	}
 	counted := variants.NewCounted(conns[0])
 	all := []variants.Conn{counted}
 	for _, c := range conns[1:] {

@@ -30,6 +30,10 @@ type Spec struct {
 	// Keys is the number of distinct lock names each client picks from
 	// uniformly; 1 is maximum contention. Default 1.
 	Keys int `json:"keys"`
+	// KeyPerClient gives each client a lock name of its own (Keys is then
+	// the number of clients): no contention, the cost of the lock alone.
+	// Default false.
+	KeyPerClient bool `json:"key_per_client,omitempty"`
 	// Hold is the time spent in the critical section. Default 0.
 	Hold Distribution `json:"hold"`
 	// Think is the pause after a release. Default 0.
@@ -101,6 +105,9 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 		return Outcome{}, err
 	}
 	spec.Keys = max(spec.Keys, 1)
+	if spec.KeyPerClient {
+		spec.Keys = spec.Clients
+	}
 	names := make([]string, spec.Keys)
 	for i := range names {
 		names[i] = LockName(i)
@@ -110,7 +117,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 	seed, start := rand.Uint64(), time.Now()
 	var offsets []time.Duration
 	for i := range spec.Clients {
-		c := &client{d: d, warm: metrics.NewRecorder(), measured: metrics.NewRecorder(),
+		c := &client{d: d, index: i, warm: metrics.NewRecorder(), measured: metrics.NewRecorder(),
 			rnd: rand.New(rand.NewPCG(seed, uint64(i)))}
 		c.rec = c.warm
 		clock := spec.Clocks.NewClock(c.rnd, start)
@@ -189,6 +196,7 @@ type driver struct {
 // client is one simulated client: its lock, its recorders and its randomness.
 type client struct {
 	d              *driver
+	index          int
 	lock           variants.Lock
 	warm, measured *metrics.Recorder
 	rec            *metrics.Recorder // the phase's recorder, also used by attempt
@@ -221,7 +229,10 @@ func (c *client) loop(ctx context.Context) {
 func (c *client) once(ctx context.Context) {
 	rec := c.rec
 	k := 0
-	if len(c.d.names) > 1 {
+	switch {
+	case c.d.spec.KeyPerClient:
+		k = c.index
+	case len(c.d.names) > 1:
 		k = c.rnd.IntN(len(c.d.names))
 	}
 	began := time.Now()
