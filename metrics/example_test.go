@@ -28,15 +28,17 @@ func ExampleOracle() {
 }
 
 func ExampleMerge() {
-	clients := []*metrics.Recorder{metrics.NewRecorder(), metrics.NewRecorder()}
-	for i, rec := range clients {
+	start := time.Now()
+	shards := []*metrics.Recorder{metrics.NewRecorder(start), metrics.NewRecorder(start)}
+	for i, rec := range shards {
 		for j := 1; j <= 100*(i+1); j++ {
-			rec.Attempts++
-			rec.RecordAcquire(time.Duration(j) * 10 * time.Microsecond)
+			rec.Add(start, metrics.Attempt)
+			d := time.Duration(j) * 10 * time.Microsecond
+			rec.Acquired(start.Add(d), d, d)
 		}
 	}
 
-	s := metrics.Merge(clients)
+	s := metrics.Merge(shards, []int64{100, 200}) // per-client acquisitions, for fairness
 	lat := metrics.Quantiles(s.Acquire)
 	fmt.Printf("acquisitions: %d of %d attempts\n", s.Acquisitions, s.Attempts)
 	fmt.Printf("p50 %.0fµs p99 %.0fµs max %.0fµs\n", lat.P50, lat.P99, lat.Max)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Oracle is the protected resource of a run cell, independent of Redis. It
@@ -17,6 +19,9 @@ import (
 type Oracle struct {
 	limit     int64
 	resources []resource
+
+	handoffMu sync.Mutex
+	handoff   *hdrhistogram.Histogram // release to next acquire, on contended resources
 }
 
 // resource is the state of one protected resource.
@@ -32,6 +37,12 @@ type resource struct {
 	maxOccupancy     int64
 	criticalSections int64
 	abandoned        int64
+	// waiting counts clients between Waiting and Enter or GaveUp;
+	// lastExit is when the last holder left, contended whether anyone
+	// was waiting then.
+	waiting   int64
+	lastExit  time.Time
+	contended bool
 }
 
 // Entry is one holder's stay in a critical section, returned by
@@ -70,6 +81,8 @@ type OracleReport struct {
 	// counted only for limit 1: a semaphore admits concurrent writers by
 	// design, and then it is 0.
 	LostUpdates int64 `json:"lost_updates"`
+	// Holders is how many holders are inside critical sections now.
+	Holders int64 `json:"holders"`
 }
 
 // NewOracle returns an oracle of resources distinct resources, numbered
@@ -83,7 +96,24 @@ func NewOracle(resources int, limit int) *Oracle {
 	if limit < 1 {
 		panic(fmt.Sprintf("metrics: NewOracle: limit must be at least 1, got %d", limit))
 	}
-	return &Oracle{limit: int64(limit), resources: make([]resource, resources)}
+	return &Oracle{limit: int64(limit), resources: make([]resource, resources), handoff: newHistogram()}
+}
+
+// Waiting records that a client starts trying to acquire resource; it is
+// followed by Enter, or by GaveUp when the client does not get it.
+func (o *Oracle) Waiting(resource int) {
+	res := o.resource(resource)
+	res.mu.Lock()
+	res.waiting++
+	res.mu.Unlock()
+}
+
+// GaveUp records that a waiting client stopped trying.
+func (o *Oracle) GaveUp(resource int) {
+	res := o.resource(resource)
+	res.mu.Lock()
+	res.waiting = max(res.waiting-1, 0)
+	res.mu.Unlock()
 }
 
 // Enter records that a holder entered the critical section of resource and
@@ -93,6 +123,15 @@ func (o *Oracle) Enter(resource int) Entry {
 	res := o.resource(resource)
 	res.mu.Lock()
 	defer res.mu.Unlock()
+	res.waiting = max(res.waiting-1, 0)
+	if res.holders == 0 && res.contended {
+		// The handoff: the resource was released while others waited.
+		res.contended = false
+		gap := time.Since(res.lastExit)
+		o.handoffMu.Lock()
+		_ = o.handoff.RecordValue(min(max(gap.Microseconds(), lowestMicros), highestMicros))
+		o.handoffMu.Unlock()
+	}
 	res.holders++
 	if res.holders > o.limit {
 		res.overlaps++
@@ -137,6 +176,9 @@ func (o *Oracle) leave(e Entry, caller string) *resource {
 		res.timeOverLimit += time.Since(res.overLimitSince)
 	}
 	res.holders--
+	if res.holders == 0 {
+		res.lastExit, res.contended = time.Now(), res.waiting > 0
+	}
 	return res
 }
 
@@ -166,10 +208,22 @@ func (o *Oracle) Report() OracleReport {
 		rep.CriticalSections += res.criticalSections
 		rep.Abandoned += res.abandoned
 		rep.Counter += res.counter
+		rep.Holders += res.holders
 		res.mu.Unlock()
 	}
 	if o.limit == 1 {
 		rep.LostUpdates = rep.CriticalSections - rep.Counter
 	}
 	return rep
+}
+
+// Handoff returns a copy of the handoff histogram: on resources that others
+// were waiting for, the time from a holder leaving to the next holder
+// entering, in microseconds. It shows what waiting by polling costs.
+func (o *Oracle) Handoff() *hdrhistogram.Histogram {
+	o.handoffMu.Lock()
+	defer o.handoffMu.Unlock()
+	h := newHistogram()
+	h.Merge(o.handoff)
+	return h
 }

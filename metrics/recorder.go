@@ -1,17 +1,22 @@
 package metrics
 
 import (
+	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Histogram geometry shared by every recorder and summary, so that merging
-// never drops a value: 1 µs to 1 hour at 3 significant figures.
+// never drops a value: 1 µs to 100 s at 3 significant figures (about 150 KB
+// each). Longer values are recorded as 100 s and counted as clamped.
 const (
 	lowestMicros       int64 = 1
-	highestMicros            = int64(time.Hour / time.Microsecond)
+	highestMicros            = int64(100 * time.Second / time.Microsecond)
 	significantFigures       = 3
+	// The per-second histograms are coarser (2 significant figures, about
+	// 20 KB each): they give a second's p50 and p99, not its tail.
+	secondFigures = 2
 )
 
 // newHistogram returns an empty histogram of the package's geometry; its
@@ -20,86 +25,125 @@ func newHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(lowestMicros, highestMicros, significantFigures)
 }
 
-// Recorder accumulates the measurements of one simulated client during one
-// run cell. It is not safe for concurrent use: give every client its own
-// Recorder and combine them with [Merge] at the end. Recording neither locks
-// nor allocates.
-//
-// The counter fields are incremented directly by the caller.
-type Recorder struct {
-	// Attempts counts every try at acquiring the lock, successful or not.
-	Attempts int64
-	// FailedAttempts counts tries that found the lock held.
-	FailedAttempts int64
-	// Timeouts counts acquisitions given up after the acquire timeout.
-	Timeouts int64
-	// Errors counts Redis and network errors.
-	Errors int64
-	// LeaseLost counts releases or renewals that found the lease already gone.
-	LeaseLost int64
+// Event is a counted happening of a run.
+type Event int
 
-	acquireLatency *hdrhistogram.Histogram
-	releaseLatency *hdrhistogram.Histogram
-	holdTime       *hdrhistogram.Histogram
-	clamped        int64
+// The events a Recorder counts.
+const (
+	Attempt   Event = iota // a try at acquiring, successful or not
+	Busy                   // a try that found the lock (or every permit) held
+	Timeout                // an acquisition given up after the acquire timeout
+	Error                  // a Redis or network error
+	LeaseLost              // a release or renewal that found the lease gone
+	Dropped                // an open-loop arrival that found no free client and no room to wait
+	numEvents
+)
+
+// Recorder accumulates the measurements of a shard of clients during one
+// phase of a run cell: histograms, counters, and a per-second series. It is
+// safe for concurrent use; only the clients of one shard share its mutex,
+// and recording does not allocate except when a new second begins.
+type Recorder struct {
+	mu    sync.Mutex
+	start time.Time // second 0 of the series
+
+	acquire    *hdrhistogram.Histogram // from the intended start (open loop) or the start
+	acquireRaw *hdrhistogram.Histogram // from the actual start
+	release    *hdrhistogram.Histogram
+	hold       *hdrhistogram.Histogram
+	lateness   *hdrhistogram.Histogram // how late the open-loop schedule started arrivals
+
+	counts  [numEvents]int64
+	clamped int64
+	seconds []second
 }
 
-// NewRecorder returns an empty Recorder.
-func NewRecorder() *Recorder {
+// second is one second of the series.
+type second struct {
+	acquisitions int64
+	counts       [numEvents]int64
+	acquire      *hdrhistogram.Histogram
+}
+
+// NewRecorder returns an empty Recorder whose series starts at start.
+func NewRecorder(start time.Time) *Recorder {
 	return &Recorder{
-		acquireLatency: newHistogram(),
-		releaseLatency: newHistogram(),
-		holdTime:       newHistogram(),
+		start:      start,
+		acquire:    newHistogram(),
+		acquireRaw: newHistogram(),
+		release:    newHistogram(),
+		hold:       newHistogram(),
+		lateness:   newHistogram(),
 	}
 }
 
-// RecordAcquire records the latency of one successful acquisition.
-func (r *Recorder) RecordAcquire(d time.Duration) { r.record(r.acquireLatency, d) }
+// secondAt returns the series entry of the second at falls in.
+func (r *Recorder) secondAt(at time.Time) *second {
+	i := max(int(at.Sub(r.start)/time.Second), 0)
+	for len(r.seconds) <= i {
+		r.seconds = append(r.seconds, second{acquire: hdrhistogram.New(lowestMicros, highestMicros, secondFigures)})
+	}
+	return &r.seconds[i]
+}
 
-// RecordRelease records the latency of one release.
-func (r *Recorder) RecordRelease(d time.Duration) { r.record(r.releaseLatency, d) }
+// Acquired records a successful acquisition that completed at at: latency
+// from its intended start, raw from its actual start (the same in a closed
+// loop).
+func (r *Recorder) Acquired(at time.Time, latency, raw time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.secondAt(at)
+	s.acquisitions++
+	_ = s.acquire.RecordValue(r.record(r.acquire, latency))
+	r.record(r.acquireRaw, raw)
+}
 
-// RecordHold records how long the lock was held once.
-func (r *Recorder) RecordHold(d time.Duration) { r.record(r.holdTime, d) }
+// Released records the latency of a release.
+func (r *Recorder) Released(d time.Duration) { r.locked(r.release, d) }
+
+// Held records a hold time.
+func (r *Recorder) Held(d time.Duration) { r.locked(r.hold, d) }
+
+// Late records how late an open-loop arrival was started.
+func (r *Recorder) Late(d time.Duration) { r.locked(r.lateness, d) }
+
+// Add counts one event that happened at at.
+func (r *Recorder) Add(at time.Time, e Event) {
+	r.mu.Lock()
+	r.counts[e]++
+	r.secondAt(at).counts[e]++
+	r.mu.Unlock()
+}
 
 // Acquisitions returns the number of successful acquisitions recorded.
-func (r *Recorder) Acquisitions() int64 { return r.acquireLatency.TotalCount() }
-
-// Clamped returns how many samples were recorded at a limit of the histogram
-// range instead of at their value: durations above 1 hour (recorded as 1 hour)
-// and negative durations (recorded as 1 µs). Durations from 0 to 1 µs are
-// recorded as 1 µs, the histogram's resolution, and are not counted here.
-func (r *Recorder) Clamped() int64 { return r.clamped }
-
-// Reset clears every histogram and counter, for example at the end of a
-// warm-up period. It keeps the histograms' memory.
-func (r *Recorder) Reset() {
-	r.acquireLatency.Reset()
-	r.releaseLatency.Reset()
-	r.holdTime.Reset()
-	*r = Recorder{
-		acquireLatency: r.acquireLatency,
-		releaseLatency: r.releaseLatency,
-		holdTime:       r.holdTime,
-	}
+func (r *Recorder) Acquisitions() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.acquire.TotalCount()
 }
 
-// record adds d, in whole microseconds, to h; no sample is ever dropped.
-func (r *Recorder) record(h *hdrhistogram.Histogram, d time.Duration) {
-	micros := int64(d / time.Microsecond)
+func (r *Recorder) locked(h *hdrhistogram.Histogram, d time.Duration) {
+	r.mu.Lock()
+	r.record(h, d)
+	r.mu.Unlock()
+}
+
+// record adds d to h in microseconds, clamped into the histogram's range,
+// and returns the value recorded. Values below 1 µs are recorded as 1 µs;
+// values above the range as its maximum and counted as clamped, so that no
+// sample is dropped silently.
+func (r *Recorder) record(h *hdrhistogram.Histogram, d time.Duration) int64 {
+	us := d.Microseconds()
 	switch {
-	case d < 0:
-		micros = lowestMicros
+	case us < lowestMicros:
+		if d < 0 {
+			r.clamped++
+		}
+		us = lowestMicros
+	case us > highestMicros:
 		r.clamped++
-	case micros < lowestMicros:
-		micros = lowestMicros
-	case micros > highestMicros:
-		micros = highestMicros
-		r.clamped++
+		us = highestMicros
 	}
-	if err := h.RecordValue(micros); err != nil {
-		// Unreachable: micros is within the histogram's range, and a total
-		// count of 2^63 samples cannot be reached.
-		panic("metrics: " + err.Error())
-	}
+	_ = h.RecordValue(us) // cannot fail: us is within the histogram's range
+	return us
 }

@@ -7,15 +7,20 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Summary is the merged result of the recorders of one run cell. Histogram
-// values are microseconds; serialize them with [EncodeHistogram].
+// Summary is the merged result of the recorders of one phase of a run
+// cell. Histogram values are microseconds; serialize them with
+// [EncodeHistogram].
 type Summary struct {
-	// Acquire holds the latencies of successful acquisitions.
-	Acquire *hdrhistogram.Histogram `json:"-"`
-	// Release holds the latencies of releases.
+	// Acquire holds the latencies of successful acquisitions, from the
+	// intended start of each (coordinated-omission corrected in an open
+	// loop); AcquireRaw from the actual start.
+	Acquire    *hdrhistogram.Histogram `json:"-"`
+	AcquireRaw *hdrhistogram.Histogram `json:"-"`
+	// Release holds the latencies of releases, Hold the hold times.
 	Release *hdrhistogram.Histogram `json:"-"`
-	// Hold holds the hold times.
-	Hold *hdrhistogram.Histogram `json:"-"`
+	Hold    *hdrhistogram.Histogram `json:"-"`
+	// Lateness holds how late the open-loop schedule started arrivals.
+	Lateness *hdrhistogram.Histogram `json:"-"`
 
 	// Acquisitions is the number of successful acquisitions (Acquire's count).
 	Acquisitions   int64 `json:"acquisitions"`
@@ -24,20 +29,40 @@ type Summary struct {
 	Timeouts       int64 `json:"timeouts"`
 	Errors         int64 `json:"errors"`
 	LeaseLost      int64 `json:"lease_lost"`
+	Dropped        int64 `json:"dropped"`
 	// Commands is left to the caller, who counts them at the connection.
 	Commands int64 `json:"commands"`
 	// Clamped counts samples recorded at a limit of the histogram range
-	// instead of at their value (see [Recorder.Clamped]).
+	// instead of at their value.
 	Clamped int64 `json:"clamped"`
 
 	// Fairness describes how acquisitions were spread over the clients.
 	Fairness Fairness `json:"fairness"`
+	// Series has one entry per second of the phase.
+	Series []Second `json:"series"`
+}
+
+// Second is one second of a phase.
+type Second struct {
+	// T is the second's offset from the start of the phase.
+	T              int     `json:"t"`
+	Acquisitions   int64   `json:"acquisitions"`
+	FailedAttempts int64   `json:"failed_attempts"`
+	Errors         int64   `json:"errors"`
+	Timeouts       int64   `json:"timeouts"`
+	Dropped        int64   `json:"dropped,omitempty"`
+	AcquireP50US   float64 `json:"acquire_p50_us"`
+	AcquireP99US   float64 `json:"acquire_p99_us"`
+	// Overlaps and Holders are the oracle's: new overlaps in the second,
+	// and the holders inside critical sections when it ended.
+	Overlaps int64 `json:"overlaps"`
+	Holders  int64 `json:"holders"`
 }
 
 // Fairness describes how evenly successful acquisitions were spread over the
 // clients of a run cell.
 type Fairness struct {
-	// Clients is the number of recorders merged.
+	// Clients is the number of clients.
 	Clients int `json:"clients"`
 	// MinPerClient and MaxPerClient are the fewest and most acquisitions of
 	// any one client.
@@ -49,32 +74,44 @@ type Fairness struct {
 	Jain float64 `json:"jain"`
 }
 
-// Merge combines the recorders of one run cell into a Summary: histograms are
-// merged (percentiles are never averaged) and counters summed. Every element
-// of recs must be non-nil; recs itself may be empty.
-func Merge(recs []*Recorder) Summary {
-	s := Summary{
-		Acquire: newHistogram(),
-		Release: newHistogram(),
-		Hold:    newHistogram(),
-	}
-	perClient := make([]int64, 0, len(recs))
+// Merge combines the recorders of one phase into a Summary: histograms are
+// merged (percentiles are never averaged), counters and seconds summed.
+// perClient are the clients' acquisition counts, for fairness.
+func Merge(recs []*Recorder, perClient []int64) Summary {
+	s := Summary{Acquire: newHistogram(), AcquireRaw: newHistogram(), Release: newHistogram(), Hold: newHistogram(), Lateness: newHistogram()}
+	var counts [numEvents]int64
+	var seconds []*hdrhistogram.Histogram
 	for _, r := range recs {
-		// The geometries are identical, so Merge drops nothing; count it as
-		// clamped anyway rather than lose it silently.
-		s.Clamped += s.Acquire.Merge(r.acquireLatency)
-		s.Clamped += s.Release.Merge(r.releaseLatency)
-		s.Clamped += s.Hold.Merge(r.holdTime)
-
-		s.Attempts += r.Attempts
-		s.FailedAttempts += r.FailedAttempts
-		s.Timeouts += r.Timeouts
-		s.Errors += r.Errors
-		s.LeaseLost += r.LeaseLost
-		s.Clamped += r.clamped
-		perClient = append(perClient, r.Acquisitions())
+		r.mu.Lock()
+		s.Clamped += r.clamped + s.Acquire.Merge(r.acquire) + s.AcquireRaw.Merge(r.acquireRaw) +
+			s.Release.Merge(r.release) + s.Hold.Merge(r.hold) + s.Lateness.Merge(r.lateness)
+		for e := range counts {
+			counts[e] += r.counts[e]
+		}
+		for i, sec := range r.seconds {
+			for len(s.Series) <= i {
+				s.Series = append(s.Series, Second{T: len(s.Series)})
+				seconds = append(seconds, hdrhistogram.New(lowestMicros, highestMicros, secondFigures))
+			}
+			out := &s.Series[i]
+			out.Acquisitions += sec.acquisitions
+			out.FailedAttempts += sec.counts[Busy]
+			out.Errors += sec.counts[Error]
+			out.Timeouts += sec.counts[Timeout]
+			out.Dropped += sec.counts[Dropped]
+			seconds[i].Merge(sec.acquire)
+		}
+		r.mu.Unlock()
+	}
+	for i, h := range seconds {
+		if h.TotalCount() > 0 {
+			s.Series[i].AcquireP50US = float64(h.ValueAtQuantile(50))
+			s.Series[i].AcquireP99US = float64(h.ValueAtQuantile(99))
+		}
 	}
 	s.Acquisitions = s.Acquire.TotalCount()
+	s.Attempts, s.FailedAttempts, s.Timeouts = counts[Attempt], counts[Busy], counts[Timeout]
+	s.Errors, s.LeaseLost, s.Dropped = counts[Error], counts[LeaseLost], counts[Dropped]
 	s.Fairness = fairnessOf(perClient)
 	return s
 }

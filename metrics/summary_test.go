@@ -9,24 +9,35 @@ import (
 )
 
 func TestMergeSumsCounters(t *testing.T) {
-	a, b := NewRecorder(), NewRecorder()
-	a.Attempts, a.FailedAttempts, a.Timeouts, a.Errors, a.LeaseLost = 10, 4, 1, 2, 3
-	b.Attempts, b.FailedAttempts, b.Timeouts, b.Errors, b.LeaseLost = 5, 1, 0, 1, 0
-	a.RecordAcquire(time.Millisecond)
-	b.RecordAcquire(2 * time.Millisecond)
-	b.RecordAcquire(-time.Millisecond) // clamped
-	a.RecordRelease(time.Millisecond)
-	b.RecordHold(5 * time.Millisecond)
+	now := time.Now()
+	a, b := NewRecorder(now), NewRecorder(now)
+	for e, n := range map[Event]int{Attempt: 10, Busy: 4, Timeout: 1, Error: 2, LeaseLost: 3, Dropped: 2} {
+		for range n {
+			a.Add(now, e)
+		}
+	}
+	for e, n := range map[Event]int{Attempt: 5, Busy: 1, Error: 1} {
+		for range n {
+			b.Add(now, e)
+		}
+	}
+	a.Acquired(now, time.Millisecond, time.Millisecond)
+	b.Acquired(now, 2*time.Millisecond, 2*time.Millisecond)
+	b.Acquired(now, -time.Millisecond, -time.Millisecond) // clamped twice
+	a.Released(time.Millisecond)
+	b.Held(5 * time.Millisecond)
 
-	s := Merge([]*Recorder{a, b})
+	s := Merge([]*Recorder{a, b}, []int64{1, 2})
 	want := Summary{
 		Acquisitions: 3, Attempts: 15, FailedAttempts: 5, Timeouts: 1,
-		Errors: 3, LeaseLost: 3, Clamped: 1,
+		Errors: 3, LeaseLost: 3, Dropped: 2, Clamped: 2,
 		Fairness: Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 2, Jain: 9.0 / 10.0},
 	}
 	got := s
-	got.Acquire, got.Release, got.Hold = nil, nil, nil
-	if got != want {
+	got.Acquire, got.AcquireRaw, got.Release, got.Hold, got.Lateness, got.Series = nil, nil, nil, nil, nil, nil
+	if got.Fairness != want.Fairness || got.Acquisitions != want.Acquisitions || got.Attempts != want.Attempts ||
+		got.FailedAttempts != want.FailedAttempts || got.Timeouts != want.Timeouts || got.Errors != want.Errors ||
+		got.LeaseLost != want.LeaseLost || got.Dropped != want.Dropped || got.Clamped != want.Clamped {
 		t.Errorf("Merge =\n%+v\nwant\n%+v", got, want)
 	}
 	if n := s.Release.TotalCount(); n != 1 {
@@ -35,19 +46,23 @@ func TestMergeSumsCounters(t *testing.T) {
 	if n := s.Hold.TotalCount(); n != 1 {
 		t.Errorf("Hold count = %d, want 1", n)
 	}
+	if len(s.Series) != 1 || s.Series[0].Acquisitions != 3 || s.Series[0].Dropped != 2 {
+		t.Errorf("series %+v", s.Series)
+	}
 }
 
 // TestMergeMergesHistograms checks that percentiles come from the merged
-// distribution, not from averaging each recorder's percentiles.
+// histogram, never from averaged percentiles.
 func TestMergeMergesHistograms(t *testing.T) {
-	fast, slow := NewRecorder(), NewRecorder()
+	now := time.Now()
+	fast, slow := NewRecorder(now), NewRecorder(now)
 	for range 990 {
-		fast.RecordAcquire(100 * time.Microsecond)
+		fast.Acquired(now, 100*time.Microsecond, 100*time.Microsecond)
 	}
 	for range 10 {
-		slow.RecordAcquire(10 * time.Millisecond)
+		slow.Acquired(now, 10*time.Millisecond, 10*time.Millisecond)
 	}
-	lat := Quantiles(Merge([]*Recorder{fast, slow}).Acquire)
+	lat := Quantiles(Merge([]*Recorder{fast, slow}, nil).Acquire)
 	if lat.P50 != 100 {
 		t.Errorf("P50 = %v µs, want 100 (an average of per-recorder medians would be ~5050)", lat.P50)
 	}
@@ -73,14 +88,7 @@ func TestFairness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			recs := make([]*Recorder, len(tt.perClient))
-			for i, n := range tt.perClient {
-				recs[i] = NewRecorder()
-				for range n {
-					recs[i].RecordAcquire(time.Millisecond)
-				}
-			}
-			got := Merge(recs).Fairness
+			got := Merge(nil, tt.perClient).Fairness
 			if got.Clients != tt.want.Clients || got.MinPerClient != tt.want.MinPerClient ||
 				got.MaxPerClient != tt.want.MaxPerClient || math.Abs(got.Jain-tt.want.Jain) > 1e-12 {
 				t.Errorf("Fairness = %+v, want %+v", got, tt.want)
@@ -99,12 +107,14 @@ func TestQuantilesEmpty(t *testing.T) {
 }
 
 func TestEncodeDecodeHistogram(t *testing.T) {
-	r := NewRecorder()
+	now := time.Now()
+	r := NewRecorder(now)
 	for i := range 10_000 {
-		r.RecordAcquire(time.Duration(i*i) * time.Microsecond)
+		d := time.Duration(i*i) * time.Microsecond
+		r.Acquired(now, d, d)
 	}
-	r.RecordAcquire(2 * time.Hour)
-	h := Merge([]*Recorder{r}).Acquire
+	r.Acquired(now, 2*time.Hour, 2*time.Hour)
+	h := Merge([]*Recorder{r}, nil).Acquire
 
 	text, err := EncodeHistogram(h)
 	if err != nil {

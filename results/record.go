@@ -6,9 +6,12 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/workloads"
 )
 
 // SchemaVersion is the version of the record format written here. Readers
@@ -83,9 +86,22 @@ type Cell struct {
 	Acquisitions   int64   `json:"acquisitions"`
 	ThroughputPerS float64 `json:"throughput_per_s"`
 
-	AcquireLatencyUS metrics.Latency `json:"acquire_latency_us"`
-	ReleaseLatencyUS metrics.Latency `json:"release_latency_us"`
-	HoldTimeUS       metrics.Latency `json:"hold_time_us"`
+	// AcquireLatencyUS counts from each acquisition's intended start: in an
+	// open loop it includes the time an arrival waited for a free client
+	// (coordinated-omission corrected). AcquireLatencyRawUS counts from the
+	// actual start; in a closed loop the two are the same.
+	AcquireLatencyUS    metrics.Latency `json:"acquire_latency_us"`
+	AcquireLatencyRawUS metrics.Latency `json:"acquire_latency_raw_us"`
+	ReleaseLatencyUS    metrics.Latency `json:"release_latency_us"`
+	HoldTimeUS          metrics.Latency `json:"hold_time_us"`
+	// HandoffLatencyUS is, on keys others were waiting for, the time from
+	// a holder leaving to the next one entering: what waiting costs.
+	HandoffLatencyUS metrics.Latency `json:"handoff_latency_us"`
+	// Open loop only: the rate offered, the arrivals dropped for want of a
+	// free client, and how late the schedule started arrivals.
+	OfferedPerS float64         `json:"offered_per_s,omitempty"`
+	Dropped     int64           `json:"dropped,omitempty"`
+	LatenessUS  metrics.Latency `json:"lateness_us,omitzero"`
 
 	Attempts       int64 `json:"attempts"`
 	FailedAttempts int64 `json:"failed_attempts"`
@@ -99,6 +115,8 @@ type Cell struct {
 	Fairness   metrics.Fairness `json:"fairness"`
 	Violations Violations       `json:"violations"`
 	Warmup     Warmup           `json:"warmup"`
+	// Series has one entry per second of the measured phase.
+	Series     []metrics.Second `json:"series"`
 	Histograms Histograms       `json:"histograms"`
 }
 
@@ -131,51 +149,71 @@ type Warmup struct {
 // Histograms are the measured phase's HdrHistograms (microseconds) in
 // HdrHistogram's V2 compressed encoding, base64.
 type Histograms struct {
-	Acquire string `json:"acquire"`
-	Release string `json:"release"`
-	Hold    string `json:"hold"`
+	Acquire    string `json:"acquire"`
+	AcquireRaw string `json:"acquire_raw"`
+	Release    string `json:"release"`
+	Hold       string `json:"hold"`
+	Handoff    string `json:"handoff"`
 }
 
-// NewCell summarizes one cell's measured phase, warm-up and oracle report.
-func NewCell(measured, warmup metrics.Summary, oracle metrics.OracleReport, elapsed time.Duration) (Cell, error) {
+// NewCell summarizes one cell's outcome and oracle report.
+func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (Cell, error) {
+	m := out.Measured
 	c := Cell{
-		ElapsedS:         elapsed.Seconds(),
-		Acquisitions:     measured.Acquisitions,
-		AcquireLatencyUS: metrics.Quantiles(measured.Acquire),
-		ReleaseLatencyUS: metrics.Quantiles(measured.Release),
-		HoldTimeUS:       metrics.Quantiles(measured.Hold),
-		Attempts:         measured.Attempts,
-		FailedAttempts:   measured.FailedAttempts,
-		Timeouts:         measured.Timeouts,
-		Errors:           measured.Errors,
-		Commands:         measured.Commands,
-		Fairness:         measured.Fairness,
+		ElapsedS:            out.Elapsed.Seconds(),
+		Acquisitions:        m.Acquisitions,
+		AcquireLatencyUS:    metrics.Quantiles(m.Acquire),
+		AcquireLatencyRawUS: metrics.Quantiles(m.AcquireRaw),
+		ReleaseLatencyUS:    metrics.Quantiles(m.Release),
+		HoldTimeUS:          metrics.Quantiles(m.Hold),
+		HandoffLatencyUS:    metrics.Quantiles(out.Handoff),
+		Dropped:             m.Dropped,
+		Attempts:            m.Attempts,
+		FailedAttempts:      m.FailedAttempts,
+		Timeouts:            m.Timeouts,
+		Errors:              m.Errors,
+		Commands:            m.Commands,
+		Fairness:            m.Fairness,
+		Interrupted:         out.Interrupted,
 		Violations: Violations{
 			Overlaps:         oracle.Overlaps,
 			MaxOccupancy:     oracle.MaxOccupancy,
 			TimeOverLimitMS:  float64(oracle.TimeOverLimit) / float64(time.Millisecond),
 			LostUpdates:      oracle.LostUpdates,
 			CriticalSections: oracle.CriticalSections,
-			LeaseLost:        measured.LeaseLost + warmup.LeaseLost,
+			LeaseLost:        m.LeaseLost + out.Warmup.LeaseLost,
 			Abandoned:        oracle.Abandoned,
 		},
-		Warmup: Warmup{Acquisitions: warmup.Acquisitions, Errors: warmup.Errors, Timeouts: warmup.Timeouts},
+		Warmup: Warmup{Acquisitions: out.Warmup.Acquisitions, Errors: out.Warmup.Errors, Timeouts: out.Warmup.Timeouts},
+		Series: m.Series,
 	}
-	if elapsed > 0 {
-		c.ThroughputPerS = float64(measured.Acquisitions) / elapsed.Seconds()
+	if out.Offered > 0 {
+		c.LatenessUS = metrics.Quantiles(m.Lateness)
 	}
-	if measured.Acquisitions > 0 {
-		c.CommandsPerAcquisition = float64(measured.Commands) / float64(measured.Acquisitions)
+	if elapsed := out.Elapsed.Seconds(); elapsed > 0 {
+		c.ThroughputPerS = float64(m.Acquisitions) / elapsed
+		c.OfferedPerS = float64(out.Offered) / elapsed
 	}
-	var err error
-	if c.Histograms.Acquire, err = metrics.EncodeHistogram(measured.Acquire); err != nil {
-		return c, fmt.Errorf("results: encode acquire histogram: %w", err)
+	if m.Acquisitions > 0 {
+		c.CommandsPerAcquisition = float64(m.Commands) / float64(m.Acquisitions)
 	}
-	if c.Histograms.Release, err = metrics.EncodeHistogram(measured.Release); err != nil {
-		return c, fmt.Errorf("results: encode release histogram: %w", err)
+	for _, o := range out.ClockOffsets {
+		c.ClockOffsetsMS = append(c.ClockOffsetsMS, float64(o)/float64(time.Millisecond))
 	}
-	if c.Histograms.Hold, err = metrics.EncodeHistogram(measured.Hold); err != nil {
-		return c, fmt.Errorf("results: encode hold histogram: %w", err)
+	for _, h := range []struct {
+		dst  *string
+		src  *hdrhistogram.Histogram
+		name string
+	}{
+		{&c.Histograms.Acquire, m.Acquire, "acquire"}, {&c.Histograms.AcquireRaw, m.AcquireRaw, "acquire_raw"},
+		{&c.Histograms.Release, m.Release, "release"}, {&c.Histograms.Hold, m.Hold, "hold"},
+		{&c.Histograms.Handoff, out.Handoff, "handoff"},
+	} {
+		encoded, err := metrics.EncodeHistogram(h.src)
+		if err != nil {
+			return c, fmt.Errorf("results: %s histogram: %w", h.name, err)
+		}
+		*h.dst = encoded
 	}
 	return c, nil
 }

@@ -12,21 +12,33 @@ import (
 
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/workloads"
 )
 
 // sampleRecord builds a record from real recorders.
 func sampleRecord(t *testing.T) *results.Record {
 	t.Helper()
-	rec := metrics.NewRecorder()
+	now := time.Now()
+	rec := metrics.NewRecorder(now)
 	for i := 1; i <= 1000; i++ {
-		rec.RecordAcquire(time.Duration(i) * time.Microsecond)
-		rec.RecordRelease(50 * time.Microsecond)
-		rec.RecordHold(time.Millisecond)
+		d := time.Duration(i) * time.Microsecond
+		rec.Acquired(now, d, d)
+		rec.Released(50 * time.Microsecond)
+		rec.Held(time.Millisecond)
+		rec.Add(now, metrics.Attempt)
 	}
-	rec.Attempts, rec.FailedAttempts = 1500, 500
-	measured := metrics.Merge([]*metrics.Recorder{rec})
-	measured.Commands = 3000
-	cell, err := results.NewCell(measured, metrics.Merge(nil), metrics.OracleReport{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000}, 2*time.Second)
+	for range 500 {
+		rec.Add(now, metrics.Attempt)
+		rec.Add(now, metrics.Busy)
+	}
+	out := workloads.Outcome{
+		Measured: metrics.Merge([]*metrics.Recorder{rec}, []int64{1000}),
+		Warmup:   metrics.Merge(nil, nil),
+		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Elapsed:  2 * time.Second,
+	}
+	out.Measured.Commands = 3000
+	cell, err := results.NewCell(out, metrics.OracleReport{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,17 +136,12 @@ func runCell(ctx context.Context, p plan.Plan, conns []clients.Client, variant s
 		return base
 	}
 	out.Measured.Commands = counted.Commands() - atMeasure
-	cell, err := results.NewCell(out.Measured, out.Warmup, oracle.Report(), out.Elapsed)
+	cell, err := results.NewCell(out, oracle.Report())
 	if err != nil {
 		base.Error = err.Error()
 		return base
 	}
-	cell.Variant, cell.Client, cell.Clients, cell.Keys = base.Variant, base.Client, base.Clients, base.Keys
-	cell.Limit = p.Limit
-	cell.Interrupted = out.Interrupted
-	for _, o := range out.ClockOffsets {
-		cell.ClockOffsetsMS = append(cell.ClockOffsetsMS, float64(o)/float64(time.Millisecond))
-	}
+	cell.Variant, cell.Client, cell.Clients, cell.Keys, cell.Limit = base.Variant, base.Client, base.Clients, base.Keys, base.Limit
 	return cell
 }
 

@@ -1,0 +1,141 @@
+package workloads
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/variants"
+)
+
+// Spec is the load of one run cell. Without Rate or Stages it is a closed
+// loop: Clients simulated clients, each in a loop of acquire → enter the
+// protected resource → hold → exit → release → think. With them it is an
+// open loop: acquisitions arrive on a schedule, whoever is free serves them,
+// and latency counts from when each was meant to start.
+type Spec struct {
+	// Clients is the number of simulated clients; in an open loop, the most
+	// acquisitions in progress at once. Required, at least 1.
+	Clients int `json:"clients,omitempty"`
+	// Keys is the number of distinct lock names each client picks from
+	// uniformly; 1 is maximum contention. Default 1.
+	Keys int `json:"keys"`
+	// KeyPerClient gives each client a lock name of its own (Keys is then
+	// the number of clients): no contention, the cost of the lock alone.
+	// Default false.
+	KeyPerClient bool `json:"key_per_client,omitempty"`
+	// Hold is the time spent in the critical section. Default 0.
+	Hold Distribution `json:"hold"`
+	// Think is the pause after a release, in a closed loop. Default 0.
+	Think Distribution `json:"think"`
+	// Duration is the length of the measured phase. 0 runs until Ops. With
+	// Stages it is their total.
+	Duration time.Duration `json:"duration_ns"`
+	// Ops stops a closed loop's measured phase after that many acquisitions
+	// were started across all clients. Default 0: run for Duration.
+	Ops int64 `json:"ops,omitempty"`
+	// Warmup runs before the measured phase and is recorded apart.
+	// Default 0.
+	Warmup time.Duration `json:"warmup_ns"`
+	// Clocks are the clients' clocks. Default: the machine's clock for all.
+	Clocks Clocks `json:"clocks,omitzero"`
+	// Rate is the open loop's arrivals per second (the starting rate when
+	// Stages ramp it). Default 0: closed loop.
+	Rate float64 `json:"rate,omitempty"`
+	// Arrivals is how arrivals are spaced: constant or poisson. Default
+	// constant.
+	Arrivals string `json:"arrivals,omitempty"`
+	// Stages ramp the open loop's rate linearly, each from the rate before
+	// it to its own over its duration.
+	Stages []Stage `json:"stages,omitempty"`
+}
+
+// Stage is one ramp of an open loop: to Rate over Duration. Its text form is
+// DURATION:RATE (10s:5000).
+type Stage struct {
+	Duration time.Duration
+	Rate     float64
+}
+
+// String returns the stage in ParseStages' form.
+func (s Stage) String() string {
+	return s.Duration.String() + ":" + strconv.FormatFloat(s.Rate, 'f', -1, 64)
+}
+
+// MarshalText encodes the stage as its string.
+func (s Stage) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses the stage's string.
+func (s *Stage) UnmarshalText(b []byte) error {
+	st, err := ParseStages(string(b))
+	if err == nil && len(st) != 1 {
+		err = fmt.Errorf("%w: %q is not one stage", ErrBadRate, b)
+	}
+	if err == nil {
+		*s = st[0]
+	}
+	return err
+}
+
+// Open reports whether the spec is an open loop.
+func (s Spec) Open() bool { return s.Rate > 0 || len(s.Stages) > 0 }
+
+// Validate reports the first field out of range.
+func (s Spec) Validate() error {
+	switch {
+	case s.Clients < 1:
+		return fmt.Errorf("workloads: clients must be at least 1 (got %d)", s.Clients)
+	case s.Keys < 0:
+		return fmt.Errorf("workloads: keys must be at least 1 (got %d)", s.Keys)
+	case s.Duration < 0 || s.Warmup < 0 || s.Ops < 0 || s.Rate < 0:
+		return errors.New("workloads: duration, warm-up, ops and rate must not be negative")
+	case s.Open() && s.Ops > 0:
+		return errors.New("workloads: an open loop runs for a duration, not a number of ops")
+	case s.Arrivals != "" && s.Arrivals != "constant" && s.Arrivals != "poisson":
+		return fmt.Errorf("workloads: arrivals must be constant or poisson (got %q)", s.Arrivals)
+	case s.Duration == 0 && s.Ops == 0 && len(s.Stages) == 0:
+		return errors.New("workloads: give a duration or a number of ops")
+	}
+	return nil
+}
+
+// LockName is the name of lock number i; the oracle's resource i is the
+// same lock.
+func LockName(i int) string { return "lock:" + strconv.Itoa(i) }
+
+// ClientEnv is what a simulated client's lock is built with.
+type ClientEnv struct {
+	// Index numbers the client from 0.
+	Index int
+	// Clock is the client's own clock (variants.Config.Clock).
+	Clock *Clock
+	// OnAttempt must be called after every try at acquiring
+	// (variants.Config.OnAttempt).
+	OnAttempt func(error)
+}
+
+// NewLock builds the lock of one simulated client.
+type NewLock func(ClientEnv) (variants.Lock, error)
+
+// Outcome is what a run cell measured.
+type Outcome struct {
+	// Measured and Warmup summarize each phase; their Commands are left to
+	// the caller, who counts them at the connection. Measured.Series has
+	// the oracle's overlaps and holders per second.
+	Measured, Warmup metrics.Summary
+	// Handoff is the oracle's release-to-next-acquire histogram on
+	// contended keys (µs), over the whole cell.
+	Handoff *hdrhistogram.Histogram
+	// Elapsed is the length of the measured phase.
+	Elapsed time.Duration
+	// Offered is the arrivals an open loop scheduled in the measured phase.
+	Offered int64
+	// Interrupted is true when ctx ended before the workload did.
+	Interrupted bool
+	// ClockOffsets are the clients' clock offsets, nil without skew.
+	ClockOffsets []time.Duration
+}
