@@ -11,7 +11,7 @@ func TestRecorderClampsAndCounts(t *testing.T) {
 	r.Acquired(start, 500*time.Nanosecond, 500*time.Nanosecond) // below 1 µs: recorded as 1 µs
 	r.Acquired(start.Add(1500*time.Millisecond), 2*time.Millisecond, time.Millisecond)
 	r.Acquired(start.Add(1600*time.Millisecond), time.Hour, time.Hour) // above the range: clamped
-	r.Released(-time.Millisecond)                                       // negative: clamped
+	r.Released(-time.Millisecond)                                      // negative: clamped
 	r.Add(start, Attempt)
 	r.Add(start.Add(time.Second), Busy)
 	if got := r.Acquisitions(); got != 3 {

@@ -40,6 +40,7 @@ const usage = `lockbench benchmarks Redis distributed locks and counts their vio
 Usage:
   lockbench run [flags]             run variants side by side and print one table
   lockbench variants                list the lock designs with their claims
+  lockbench calibrate [flags]       compare lockbench with redis-benchmark on one local redis-server
   lockbench topology up NAME        start a local topology that stays up, print its addresses
   lockbench topology down           stop it
   lockbench help [command]          show help
@@ -58,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runRun(ctx, args[1:], stdout, stderr)
 	case "variants":
 		return runVariants(args[1:], stdout, stderr)
+	case "calibrate":
+		return runCalibrate(ctx, args[1:], stdout, stderr)
 	case "topology":
 		return runTopology(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

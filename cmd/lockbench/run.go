@@ -35,6 +35,8 @@ type runOptions struct {
 	retry          string
 	acquireTimeout time.Duration
 	limit          int
+	rate           string
+	stages         string
 	clockSkew      string
 	clockJumps     []string
 	format         string
@@ -65,6 +67,8 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "lease time of expiring locks")
 	fs.StringVar(&o.retry, "retry", "", "retry policy of a blocking acquire: none, spin, fixed:10ms, exp:1ms-100ms (default: each variant's own)")
 	fs.DurationVar(&o.acquireTimeout, "acquire-timeout", 10*time.Second, "give up a blocking acquire after this long")
+	fs.StringVar(&o.rate, "rate", "", "open loop: acquisitions offered per second across all clients (5000, poisson:5000); --clients caps how many are in progress")
+	fs.StringVar(&o.stages, "stages", "", "open loop: ramp the rate linearly, DURATION:RATE,... (10s:1000,20s:5000,10s:0); replaces --duration")
 	fs.IntVar(&o.limit, "limit", 1, "permits of a semaphore (holders admitted at once); 1 for locks")
 	fs.StringVar(&o.clockSkew, "clock-skew", "0", "per-client clock offsets: a fixed +200ms, or uniform:-500ms..500ms")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock at a point of each cell: +2s@5s (repeatable)")
@@ -132,6 +136,26 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 			return plan.Plan{}, usagef("--retry: %w", err)
 		}
 	}
+	var rate float64
+	var arrivals string
+	if o.rate != "" {
+		if rate, arrivals, err = workloads.ParseRate(o.rate); err != nil {
+			return plan.Plan{}, usagef("--rate: %w", err)
+		}
+	}
+	var stages []workloads.Stage
+	if o.stages != "" {
+		if stages, err = workloads.ParseStages(o.stages); err != nil {
+			return plan.Plan{}, usagef("--stages: %w", err)
+		}
+		if durationSet {
+			return plan.Plan{}, usagef("--duration: --stages set the measured time (their total); give one or the other")
+		}
+		duration = workloads.StagesDuration(stages)
+	}
+	if (rate > 0 || stages != nil) && o.ops > 0 {
+		return plan.Plan{}, usagef("--ops: an open loop (--rate, --stages) runs for a time, not a number of ops; drop --ops")
+	}
 	if o.limit < 1 {
 		return plan.Plan{}, usagef("--limit: must be at least 1 (got %d)", o.limit)
 	}
@@ -155,8 +179,9 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 		Clients:  o.clients,
 		Client:   o.client,
 		Topology: topo,
-		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks},
-		TTL:      o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit,
+		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks,
+			Rate: rate, Arrivals: arrivals, Stages: stages},
+		TTL: o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit,
 	}.WithDefaults()
 	if err := p.Validate(); err != nil {
 		flag := "--variants"
