@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -105,7 +106,7 @@ func ParseCPU(info string) (CPU, error) {
 			continue
 		}
 		f, err := strconv.ParseFloat(value, 64)
-		if err != nil || f < 0 || f != f {
+		if err != nil || f < 0 || math.IsNaN(f) {
 			return CPU{}, fmt.Errorf("%w: %s is %q, not seconds", ErrBadInfo, key, value)
 		}
 		*dst = f
@@ -179,7 +180,8 @@ type ServerSnapshot struct {
 // ServerCost is what Redis spent between two sets of snapshots.
 type ServerCost struct {
 	// Commands is how many commands the masters (the nodes clients send
-	// to) ran, without housekeeping (see Cost).
+	// to) ran, without housekeeping (see Cost). Like Redis, it counts the
+	// commands Lua scripts run (redis.call) besides the EVAL or EVALSHA.
 	Commands int64 `json:"commands"`
 	// ByCommand is Commands per command name.
 	ByCommand map[string]int64 `json:"by_command"`

@@ -112,6 +112,10 @@ type Cell struct {
 	Commands               int64   `json:"commands"`
 	CommandsPerAcquisition float64 `json:"commands_per_acquisition"`
 
+	// Server is what the measured phase cost the Redis servers, from their
+	// own counters; nil where they do not report them.
+	Server *ServerCost `json:"server,omitempty"`
+
 	Fairness   metrics.Fairness `json:"fairness"`
 	Violations Violations       `json:"violations"`
 	Warmup     Warmup           `json:"warmup"`
@@ -216,4 +220,36 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (Cell, error) {
 		*h.dst = encoded
 	}
 	return c, nil
+}
+
+// ServerCost is what the measured phase cost Redis, per the servers' own
+// INFO commandstats and INFO cpu.
+type ServerCost struct {
+	metrics.ServerCost
+	// CommandsPerAcquisition counts every command Redis ran, those a Lua
+	// script ran with redis.call included (Redis counts them too), per
+	// acquisition. ScriptRuns is how many EVAL, EVALSHA and FCALL it ran.
+	CommandsPerAcquisition float64 `json:"commands_per_acquisition"`
+	ScriptRuns             int64   `json:"script_runs"`
+	// CPUMicrosPerAcquisition is the servers' CPU time (user + sys, all
+	// data nodes) per acquisition; AcquisitionsPerCore is the ceiling it
+	// implies: acquisitions per second one fully busy Redis core could serve.
+	CPUMicrosPerAcquisition float64 `json:"cpu_us_per_acquisition"`
+	AcquisitionsPerCore     float64 `json:"acquisitions_per_core_s"`
+}
+
+// NewServerCost relates a server cost to the acquisitions that caused it.
+func NewServerCost(cost metrics.ServerCost, acquisitions int64) *ServerCost {
+	s := &ServerCost{ServerCost: cost}
+	for _, name := range []string{"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro"} {
+		s.ScriptRuns += cost.ByCommand[name]
+	}
+	if acquisitions > 0 {
+		s.CommandsPerAcquisition = float64(cost.Commands) / float64(acquisitions)
+		s.CPUMicrosPerAcquisition = cost.CPUSeconds * 1e6 / float64(acquisitions)
+	}
+	if s.CPUMicrosPerAcquisition > 0 {
+		s.AcquisitionsPerCore = 1e6 / s.CPUMicrosPerAcquisition
+	}
+	return s
 }

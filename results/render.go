@@ -30,36 +30,77 @@ func CheckFormat(f string) error {
 	return fmt.Errorf("%w %q (known: %s)", ErrUnknownFormat, f, strings.Join(Formats, ", "))
 }
 
-// column is one column of the summary table: its header and how to show a
-// cell's value in it.
+// column is one column of the summary table: its header, how to show a
+// cell's value in it, and, for optional columns, whether a record needs it.
 type column struct {
 	header string
 	value  func(c *Cell) string
+	shown  func(rec *Record) bool // nil: always
+}
+
+// anyCell reports whether some cell of rec satisfies f.
+func anyCell(f func(c *Cell) bool) func(rec *Record) bool {
+	return func(rec *Record) bool {
+		for i := range rec.Cells {
+			if f(&rec.Cells[i]) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+var (
+	openLoop   = anyCell(func(c *Cell) bool { return c.OfferedPerS > 0 })
+	serverCost = anyCell(func(c *Cell) bool { return c.Server != nil })
+)
+
+// serverFigure shows one figure of a cell's server cost, "-" without one.
+func serverFigure(c *Cell, f func(*ServerCost) float64, decimals int) string {
+	if c.Server == nil || f(c.Server) == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(f(c.Server), 'f', decimals, 64)
 }
 
 var columns = []column{
-	{"variant", func(c *Cell) string { return c.Variant }},
-	{"clients", func(c *Cell) string { return strconv.Itoa(c.Clients) }},
-	{"acq/s", func(c *Cell) string { return formatRate(c.ThroughputPerS) }},
-	{"acq p50", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P50) }},
-	{"p99", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P99) }},
-	{"p99.9", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P999) }},
-	{"max", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.Max) }},
-	{"cmds/acq", func(c *Cell) string { return ratio(c.Commands, c.Acquisitions) }},
-	{"tries/acq", func(c *Cell) string { return ratio(c.Attempts, c.Acquisitions) }},
-	{"busy", func(c *Cell) string { return strconv.FormatInt(c.FailedAttempts, 10) }},
-	{"timeouts", func(c *Cell) string { return strconv.FormatInt(c.Timeouts, 10) }},
-	{"errors", func(c *Cell) string { return strconv.FormatInt(c.Errors, 10) }},
-	{"jain", func(c *Cell) string { return strconv.FormatFloat(c.Fairness.Jain, 'f', 3, 64) }},
-	{"max occ", func(c *Cell) string { return fmt.Sprintf("%d/%d", c.Violations.MaxOccupancy, max(c.Limit, 1)) }},
-	{"overlaps", func(c *Cell) string { return strconv.FormatInt(c.Violations.Overlaps, 10) }},
+	{"variant", func(c *Cell) string { return c.Variant }, nil},
+	{"clients", func(c *Cell) string { return strconv.Itoa(c.Clients) }, nil},
+	{"offered/s", func(c *Cell) string { return formatRate(c.OfferedPerS) }, openLoop},
+	{"acq/s", func(c *Cell) string { return formatRate(c.ThroughputPerS) }, nil},
+	{"acq p50", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P50) }, nil},
+	{"p99", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P99) }, nil},
+	{"p99.9", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P999) }, nil},
+	{"max", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.Max) }, nil},
+	{"raw p99", func(c *Cell) string { return formatMicros(c.AcquireLatencyRawUS.P99) }, openLoop},
+	{"late p99", func(c *Cell) string { return formatMicros(c.LatenessUS.P99) }, openLoop},
+	{"dropped", func(c *Cell) string { return strconv.FormatInt(c.Dropped, 10) }, openLoop},
+	{"handoff p50", func(c *Cell) string { return formatMicros(c.HandoffLatencyUS.P50) },
+		anyCell(func(c *Cell) bool { return c.HandoffLatencyUS.Max > 0 })},
+	{"cmds/acq", func(c *Cell) string { return ratio(c.Commands, c.Acquisitions) }, nil},
+	{"srv cmds/acq", func(c *Cell) string {
+		return serverFigure(c, func(s *ServerCost) float64 { return s.CommandsPerAcquisition }, 2)
+	}, serverCost},
+	{"cpu µs/acq", func(c *Cell) string {
+		return serverFigure(c, func(s *ServerCost) float64 { return s.CPUMicrosPerAcquisition }, 1)
+	}, serverCost},
+	{"acq/s/core", func(c *Cell) string {
+		return serverFigure(c, func(s *ServerCost) float64 { return s.AcquisitionsPerCore }, 0)
+	}, serverCost},
+	{"tries/acq", func(c *Cell) string { return ratio(c.Attempts, c.Acquisitions) }, nil},
+	{"busy", func(c *Cell) string { return strconv.FormatInt(c.FailedAttempts, 10) }, nil},
+	{"timeouts", func(c *Cell) string { return strconv.FormatInt(c.Timeouts, 10) }, nil},
+	{"errors", func(c *Cell) string { return strconv.FormatInt(c.Errors, 10) }, nil},
+	{"jain", func(c *Cell) string { return strconv.FormatFloat(c.Fairness.Jain, 'f', 3, 64) }, nil},
+	{"max occ", func(c *Cell) string { return fmt.Sprintf("%d/%d", c.Violations.MaxOccupancy, max(c.Limit, 1)) }, nil},
+	{"overlaps", func(c *Cell) string { return strconv.FormatInt(c.Violations.Overlaps, 10) }, nil},
 	{"lost upd", func(c *Cell) string {
 		if c.Limit > 1 {
 			return "-" // a check of mutual exclusion only
 		}
 		return strconv.FormatInt(c.Violations.LostUpdates, 10)
-	}},
-	{"lease lost", func(c *Cell) string { return strconv.FormatInt(c.Violations.LeaseLost, 10) }},
+	}, nil},
+	{"lease lost", func(c *Cell) string { return strconv.FormatInt(c.Violations.LeaseLost, 10) }, nil},
 }
 
 // Render writes rec to w in format.
@@ -78,17 +119,21 @@ func Render(w io.Writer, rec *Record, format string) error {
 }
 
 func rows(rec *Record) (header []string, body [][]string) {
+	var shown []column
 	for _, col := range columns {
-		header = append(header, col.header)
+		if col.shown == nil || col.shown(rec) {
+			shown = append(shown, col)
+			header = append(header, col.header)
+		}
 	}
 	for i := range rec.Cells {
 		c := &rec.Cells[i]
-		row := make([]string, len(columns))
-		for j, col := range columns {
+		row := make([]string, len(shown))
+		for j, col := range shown {
 			row[j] = col.value(c)
 		}
 		if c.Error != "" {
-			row = append(row[:2], failedRow(len(columns)-2, c.Error)...)
+			row = append(row[:2], failedRow(len(shown)-2, c.Error)...)
 		}
 		body = append(body, row)
 	}

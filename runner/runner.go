@@ -98,7 +98,7 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 			if opts.OnCell != nil {
 				opts.OnCell(index, total, variant, n)
 			}
-			cell := runCell(ctx, p, conns, variant, n, fmt.Sprintf("%sc%d:", prefix, index))
+			cell := runCell(ctx, p, topo, conns, variant, n, fmt.Sprintf("%sc%d:", prefix, index))
 			cell.Topology = topo.Name()
 			rec.Cells = append(rec.Cells, cell)
 			index++
@@ -110,7 +110,7 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 }
 
 // runCell runs one variant at one client count with keys under prefix.
-func runCell(ctx context.Context, p plan.Plan, conns []clients.Client, variant string, n int, prefix string) results.Cell {
+func runCell(ctx context.Context, p plan.Plan, topo topologies.Topology, conns []clients.Client, variant string, n int, prefix string) results.Cell {
 	spec := p.Workload
 	spec.Clients = n
 	if spec.KeyPerClient {
@@ -128,8 +128,20 @@ func runCell(ctx context.Context, p plan.Plan, conns []clients.Client, variant s
 			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt,
 		})
 	}
-	var atMeasure int64
-	out, err := workloads.Run(ctx, spec, newLock, oracle, func() { atMeasure = counted.Commands() })
+	// Redis' own counters, read when the measured phase starts and ends,
+	// say what the cell cost the servers.
+	var (
+		atMeasure int64
+		before    []metrics.ServerSnapshot
+		statsErr  error
+	)
+	snapshot := func() ([]metrics.ServerSnapshot, error) {
+		return snapshotServers(context.WithoutCancel(ctx), topo.Access(), topo.Nodes(), p.Client)
+	}
+	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
+		atMeasure = counted.Commands()
+		before, statsErr = snapshot()
+	})
 	base := results.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
 	if err != nil {
 		base.Error = err.Error()
@@ -142,6 +154,12 @@ func runCell(ctx context.Context, p plan.Plan, conns []clients.Client, variant s
 		return base
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Keys, cell.Limit = base.Variant, base.Client, base.Clients, base.Keys, base.Limit
+	if statsErr == nil && before != nil && topo.Representative() {
+		after, err := snapshot()
+		if err == nil {
+			cell.Server = results.NewServerCost(metrics.Cost(before, after), cell.Acquisitions)
+		}
+	}
 	return cell
 }
 

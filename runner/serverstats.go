@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -21,12 +22,15 @@ const snapshotTimeout = 2 * time.Second
 // snapshotServers asks every data node of the topology, at once, for its
 // commandstats, CPU time and role, on a connection of its own (with the
 // endpoint's credentials and TLS) that it closes again; sentinels are left
-// out. The data nodes are the master and replicas among nodes; for a
-// cluster, the masters CLUSTER NODES names plus the other nodes listed; for
-// an external Sentinel topology that lists only sentinels, the master they
-// name. The whole call takes at most snapshotTimeout. A node that does not
-// answer is missing from the snapshots and named in the error, so the
+// out. The data nodes are the masters and replicas among nodes; for a
+// cluster, those and the masters CLUSTER NODES names that are not listed;
+// for an external Sentinel topology that lists only sentinels, the master
+// they name. The whole call takes at most snapshotTimeout. A node that does
+// not answer is missing from the snapshots and named in the error, so the
 // snapshots of the others are still returned.
+//
+// Commands that Lua scripts run count in commandstats as if a client had
+// sent them: to Redis a lua-release cycle is SET, EVALSHA, GET and DEL.
 func snapshotServers(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) ([]metrics.ServerSnapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
@@ -130,9 +134,9 @@ func dataNodes(ctx context.Context, access topologies.Access, nodes []topologies
 	return data, nil
 }
 
-// clusterNodes lists the cluster's masters, found with CLUSTER NODES on a
-// seed, then the other nodes listed. A master keeps the name it is listed
-// under, or else is named by its address.
+// clusterNodes lists the nodes listed, then the cluster's masters that
+// CLUSTER NODES on a seed names and the list does not (named by address,
+// with the seed's credentials and TLS), in address order.
 func clusterNodes(ctx context.Context, access topologies.Access, listed []topologies.Node, library string) ([]topologies.Node, error) {
 	var errs []error
 	for _, seed := range access.Endpoints {
@@ -141,24 +145,15 @@ func clusterNodes(ctx context.Context, access topologies.Access, listed []topolo
 			errs = append(errs, err)
 			continue
 		}
-		var found []topologies.Node
-		seen := map[string]bool{}
+		slices.Sort(masters)
+		found := slices.Clone(listed)
 		for _, addr := range masters {
+			if slices.ContainsFunc(listed, func(n topologies.Node) bool { return n.Endpoint.Addr == addr }) {
+				continue
+			}
 			node := topologies.Node{Name: addr, Role: topologies.RoleMaster, Endpoint: seed}
 			node.Endpoint.Addr = addr
-			for _, n := range listed {
-				if n.Endpoint.Addr == addr {
-					node.Name, node.Endpoint = n.Name, n.Endpoint
-				}
-			}
 			found = append(found, node)
-			seen[addr] = true
-		}
-		for _, n := range listed {
-			if !seen[n.Endpoint.Addr] {
-				found = append(found, n)
-				seen[n.Endpoint.Addr] = true
-			}
 		}
 		return found, nil
 	}
