@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -43,6 +44,8 @@ type Plan struct {
 	Retry variants.RetryPolicy `json:"retry,omitzero"`
 	// Limit is the number of holders a semaphore admits. Default 1.
 	Limit int `json:"limit"`
+	// Faults run beside each cell's measured phase.
+	Faults []faults.Fault `json:"faults,omitempty"`
 }
 
 // WithDefaults returns p with every unset optional field at its default.
@@ -91,6 +94,9 @@ func (p Plan) Validate() error {
 		if err := w.Validate(); err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
+	}
+	if err := faults.Check(p.Faults, p.Workload.Duration, nil); err != nil {
+		return err
 	}
 	if err := clients.Check(p.Client); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/topologies"
@@ -120,8 +121,10 @@ type Cell struct {
 	Violations Violations       `json:"violations"`
 	Warmup     Warmup           `json:"warmup"`
 	// Series has one entry per second of the measured phase.
-	Series     []metrics.Second `json:"series"`
-	Histograms Histograms       `json:"histograms"`
+	Series []metrics.Second `json:"series"`
+	// Faults are the fault events of the cell, timed like Series.
+	Faults     []faults.Event `json:"faults,omitempty"`
+	Histograms Histograms     `json:"histograms"`
 }
 
 // Violations are what the oracle saw, over the whole cell (warm-up

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
@@ -46,7 +47,9 @@ func KeyPrefix(runID string) string { return "lockbench:" + runID + ":" }
 
 // Run executes p and returns its record. When ctx ends mid-run, Run stops
 // within about a second and returns what was measured, marked interrupted,
-// with a nil error. An error means nothing was measured.
+// with a nil error. An error means nothing was measured. A plan with faults
+// gets a fresh topology for every cell, so that no cell inherits the damage
+// of the one before.
 func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error) {
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
@@ -59,36 +62,24 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 		Schema: results.SchemaVersion, Tool: "lockbench", RunID: opts.RunID,
 		Started: time.Now().UTC(), Host: results.ThisHost(), Config: p,
 	}
-	began := time.Now()
-	topo, err := topologies.Open(ctx, p.Topology)
+	prefix := KeyPrefix(opts.RunID)
+	s, err := openSession(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	defer topo.Close()
-	conns, err := clients.Connect(ctx, topo.Access(), clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
-	if err != nil {
+	defer func() { s.close(ctx, p.Client, prefix) }()
+	if err := s.checkFaults(p.Faults); err != nil {
 		return nil, err
 	}
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
 	rec.Config.Topology = p.Topology.Redacted()
-	rec.Config.Topology.Name = topo.Name()
-	rec.Topology = results.TopologyInfo{Name: topo.Name(), Mode: string(topo.Access().Mode),
-		Nodes: topo.Nodes(), Representative: topo.Representative(),
-		ServerVersion: serverVersion(ctx, conns[0]), StartupS: time.Since(began).Seconds()}
+	rec.Config.Topology.Name = s.topo.Name()
+	rec.Topology = results.TopologyInfo{Name: s.topo.Name(), Mode: string(s.topo.Access().Mode),
+		Nodes: s.topo.Nodes(), Representative: s.topo.Representative(),
+		ServerVersion: serverVersion(ctx, s.conns[0]), StartupS: s.startup.Seconds()}
 	if opts.OnTopology != nil {
-		opts.OnTopology(topo, time.Since(began))
+		opts.OnTopology(s.topo, s.startup)
 	}
 
-	prefix := KeyPrefix(opts.RunID)
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-		defer cancel()
-		_ = cleanup(cctx, topo.Access(), conns, p.Client, prefix)
-	}()
 	total, index := len(p.Variants)*len(p.Clients), 0
 	for _, variant := range p.Variants {
 		for _, n := range p.Clients {
@@ -98,8 +89,19 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 			if opts.OnCell != nil {
 				opts.OnCell(index, total, variant, n)
 			}
-			cell := runCell(ctx, p, topo, conns, variant, n, fmt.Sprintf("%sc%d:", prefix, index))
-			cell.Topology = topo.Name()
+			cellPrefix := fmt.Sprintf("%sc%d:", prefix, index)
+			var cell results.Cell
+			if len(p.Faults) > 0 && index > 0 {
+				s.close(ctx, p.Client, prefix)
+				if s, err = openSession(ctx, p); err != nil {
+					s = &session{} // nothing to close
+					cell = results.Cell{Variant: variant, Client: p.Client, Clients: n, Error: err.Error()}
+				}
+			}
+			if cell.Error == "" {
+				cell = runCell(ctx, p, s, variant, n, cellPrefix)
+			}
+			cell.Topology = rec.Topology.Name
 			rec.Cells = append(rec.Cells, cell)
 			index++
 		}
@@ -109,8 +111,62 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	return rec, nil
 }
 
+// session is a topology in use and the clients connected to it.
+type session struct {
+	topo    topologies.Topology
+	conns   []clients.Client
+	startup time.Duration
+}
+
+// openSession opens the plan's topology and connects its clients.
+func openSession(ctx context.Context, p plan.Plan) (*session, error) {
+	began := time.Now()
+	topo, err := topologies.Open(ctx, p.Topology)
+	if err != nil {
+		return nil, err
+	}
+	conns, err := clients.Connect(ctx, topo.Access(), clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
+	if err != nil {
+		topo.Close()
+		return nil, err
+	}
+	return &session{topo: topo, conns: conns, startup: time.Since(began)}, nil
+}
+
+// close removes the run's keys, disconnects and stops what the topology
+// started.
+func (s *session) close(ctx context.Context, library, prefix string) {
+	if s.topo == nil {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	_ = cleanup(cctx, s.topo.Access(), s.conns, library, prefix)
+	for _, c := range s.conns {
+		c.Close()
+	}
+	_ = s.topo.Close()
+}
+
+// checkFaults refuses faults the topology cannot take: on nodes it does not
+// have, or on servers lockbench did not start.
+func (s *session) checkFaults(fs []faults.Fault) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	if _, err := topologies.ControllerOf(s.topo); err != nil {
+		return fmt.Errorf("%w: %w (faults run only on topologies lockbench starts)", faults.ErrBadFault, err)
+	}
+	var names []string
+	for _, n := range s.topo.Nodes() {
+		names = append(names, n.Name)
+	}
+	return faults.Check(fs, 0, names)
+}
+
 // runCell runs one variant at one client count with keys under prefix.
-func runCell(ctx context.Context, p plan.Plan, topo topologies.Topology, conns []clients.Client, variant string, n int, prefix string) results.Cell {
+func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int, prefix string) results.Cell {
+	topo, conns := s.topo, s.conns
 	spec := p.Workload
 	spec.Clients = n
 	if spec.KeyPerClient {
@@ -138,10 +194,20 @@ func runCell(ctx context.Context, p plan.Plan, topo topologies.Topology, conns [
 	snapshot := func() ([]metrics.ServerSnapshot, error) {
 		return snapshotServers(context.WithoutCancel(ctx), topo.Access(), topo.Nodes(), p.Client)
 	}
+	// The fault schedule starts with the measured phase and ends with the
+	// cell.
+	faultCtx, stopFaults := context.WithCancel(ctx)
+	faultEvents := make(chan []faults.Event, 1)
 	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
 		before, statsErr = snapshot()
+		if ctrl, cerr := topologies.ControllerOf(topo); len(p.Faults) > 0 && cerr == nil {
+			go func() { faultEvents <- faults.Run(faultCtx, p.Faults, ctrl, time.Now()) }()
+		} else {
+			faultEvents <- nil
+		}
 	})
+	stopFaults()
 	base := results.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
 	if err != nil {
 		base.Error = err.Error()
@@ -154,7 +220,12 @@ func runCell(ctx context.Context, p plan.Plan, topo topologies.Topology, conns [
 		return base
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Keys, cell.Limit = base.Variant, base.Client, base.Clients, base.Keys, base.Limit
-	if statsErr == nil && before != nil && topo.Representative() {
+	select {
+	case cell.Faults = <-faultEvents:
+	default: // the measured phase never started
+	}
+	// Not after an interrupt: a stop must not wait on a server.
+	if statsErr == nil && before != nil && topo.Representative() && cell.Commands > 0 && ctx.Err() == nil {
 		after, err := snapshot()
 		if err == nil {
 			cell.Server = results.NewServerCost(metrics.Cost(before, after), cell.Acquisitions)

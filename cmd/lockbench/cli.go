@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/topologies"
 )
 
@@ -117,7 +118,8 @@ func exitStatus(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "lockbench: "+strings.ReplaceAll(err.Error(), "\n", " "))
 	var ue usageError
-	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) {
+	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) ||
+		errors.Is(err, faults.ErrBadFault) {
 		return exitUsage
 	}
 	return exitRunFailed

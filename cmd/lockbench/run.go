@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
@@ -39,6 +40,7 @@ type runOptions struct {
 	stages         string
 	clockSkew      string
 	clockJumps     []string
+	faults         []string
 	format         string
 	out            string
 }
@@ -71,6 +73,8 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	fs.StringVar(&o.stages, "stages", "", "open loop: ramp the rate linearly, DURATION:RATE,... (10s:1000,20s:5000,10s:0); replaces --duration")
 	fs.IntVar(&o.limit, "limit", 1, "permits of a semaphore (holders admitted at once); 1 for locks")
 	fs.StringVar(&o.clockSkew, "clock-skew", "0", "per-client clock offsets: a fixed +200ms, or uniform:-500ms..500ms")
+	fs.StringArrayVar(&o.faults, "fault", nil, "a fault beside each cell's measured phase, on a topology lockbench starts: "+
+		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1' (repeatable)")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock at a point of each cell: +2s@5s (repeatable)")
 	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
@@ -159,6 +163,14 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 	if o.limit < 1 {
 		return plan.Plan{}, usagef("--limit: must be at least 1 (got %d)", o.limit)
 	}
+	var schedule []faults.Fault
+	for _, spec := range o.faults {
+		f, err := faults.Parse(spec)
+		if err != nil {
+			return plan.Plan{}, usagef("--fault: %w", err)
+		}
+		schedule = append(schedule, f)
+	}
 	var clocks workloads.Clocks
 	if clocks.Skew, err = workloads.ParseSkew(o.clockSkew); err != nil {
 		return plan.Plan{}, usagef("--clock-skew: %w", err)
@@ -181,12 +193,15 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 		Topology: topo,
 		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks,
 			Rate: rate, Arrivals: arrivals, Stages: stages},
-		TTL: o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit,
+		TTL: o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit, Faults: schedule,
 	}.WithDefaults()
 	if err := p.Validate(); err != nil {
 		flag := "--variants"
-		if errors.Is(err, plan.ErrNeedsSemaphore) {
+		switch {
+		case errors.Is(err, plan.ErrNeedsSemaphore):
 			flag = "--limit"
+		case errors.Is(err, faults.ErrBadFault):
+			flag = "--fault"
 		}
 		return plan.Plan{}, usagef("%s: %w", flag, err)
 	}

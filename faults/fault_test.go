@@ -1,0 +1,62 @@
+package faults
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want Fault
+	}{
+		{"at=5s pause node=master for=3s", Fault{At: 5 * time.Second, Kind: Pause, Node: "master", For: 3 * time.Second}},
+		{"kill node=node-1 at=0s", Fault{Kind: Kill, Node: "node-1"}},
+		{"at=2s restart node=node-2 delay=1s", Fault{At: 2 * time.Second, Kind: Restart, Node: "node-2", Delay: time.Second}},
+		{"at=3s failover node=replica-1", Fault{At: 3 * time.Second, Kind: Failover, Node: "replica-1"}},
+		{"at=1s pause node=master", Fault{At: time.Second, Kind: Pause, Node: "master"}},
+	} {
+		got, err := Parse(tc.spec)
+		if err != nil || got != tc.want {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", tc.spec, got, err, tc.want)
+			continue
+		}
+		if again, err := Parse(got.String()); err != nil || again != got {
+			t.Errorf("%q does not round-trip: %q → %+v, %v", tc.spec, got.String(), again, err)
+		}
+	}
+	for spec, why := range map[string]string{
+		"":                                 "no kind",
+		"at=1s explode node=master":        "unknown kind",
+		"at=1s pause kill node=master":     "two kinds",
+		"pause node=master":                "no at=",
+		"at=1s pause":                      "no node=",
+		"at=1s pause node=":                "needs a node name",
+		"at=-1s pause node=master":         "not a duration",
+		"at=1s pause node=master for=0s":   "not a duration",
+		"at=1s kill node=master for=1s":    "for= goes with pause",
+		"at=1s kill node=master delay=1s":  "delay= goes with restart",
+		"at=1s kill node=master at=2s":     "given twice",
+		"at=1s kill node=master color=red": "unknown field",
+	} {
+		_, err := Parse(spec)
+		if !errors.Is(err, ErrBadFault) || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "examples") {
+			t.Errorf("Parse(%q) = %v; want ErrBadFault saying %q with examples", spec, err, why)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	fs := []Fault{{At: time.Second, Kind: Kill, Node: "node-1"}}
+	if err := Check(fs, 2*time.Second, []string{"node-1", "node-2"}); err != nil {
+		t.Errorf("a good fault: %v", err)
+	}
+	if err := Check(fs, time.Second, nil); !errors.Is(err, ErrBadFault) || !strings.Contains(err.Error(), "within the measured") {
+		t.Errorf("a fault at the end: %v", err)
+	}
+	if err := Check(fs, 0, []string{"master"}); !errors.Is(err, ErrBadFault) || !strings.Contains(err.Error(), "nodes: master") {
+		t.Errorf("an unknown node: %v", err)
+	}
+}

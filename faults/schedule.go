@@ -1,0 +1,96 @@
+package faults
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lockbench/lockbench/topologies"
+)
+
+// Event is one thing the schedule did to a node.
+type Event struct {
+	// AtS is when it happened, in seconds from the start of the measured
+	// phase, as the per-second series counts.
+	AtS float64 `json:"at_s"`
+	// Fault is the fault it belongs to, in Parse's form.
+	Fault string `json:"fault"`
+	// Action is pause, resume, kill, restart, restarted or failover.
+	Action string `json:"action"`
+	Node   string `json:"node"`
+	// Error is why the action failed, if it did.
+	Error string `json:"error,omitempty"`
+}
+
+// Run injects faults through ctrl, each at start + At, until ctx ends, and
+// returns what it did. A paused node is resumed when its pause ends or, at
+// the latest, when ctx ends, so no node is left stopped.
+func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, start time.Time) []Event {
+	var (
+		mu     sync.Mutex
+		events []Event
+		wg     sync.WaitGroup
+	)
+	record := func(f Fault, action string, err error) {
+		e := Event{AtS: time.Since(start).Seconds(), Fault: f.String(), Action: action, Node: f.Node}
+		if err != nil {
+			e.Error = err.Error()
+		}
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}
+	for _, f := range faults {
+		wg.Go(func() {
+			if !sleepUntil(ctx, start.Add(f.At)) {
+				return
+			}
+			switch f.Kind {
+			case Pause:
+				record(f, "pause", ctrl.Pause(f.Node))
+				end := start.Add(f.At + f.For)
+				if f.For == 0 {
+					end = time.Time{} // to the end of the run
+				}
+				sleepUntil(ctx, end)
+				record(f, "resume", ctrl.Resume(f.Node))
+			case Kill:
+				record(f, "kill", ctrl.Kill(f.Node))
+			case Restart:
+				record(f, "restart", nil)
+				record(f, "restarted", ctrl.Restart(context.WithoutCancel(ctx), f.Node, f.Delay))
+			case Failover:
+				record(f, "failover", ctrl.Promote(context.WithoutCancel(ctx), f.Node))
+			}
+		})
+	}
+	wg.Wait()
+	slices.SortFunc(events, func(a, b Event) int {
+		switch {
+		case a.AtS < b.AtS:
+			return -1
+		case a.AtS > b.AtS:
+			return 1
+		}
+		return 0
+	})
+	return events
+}
+
+// sleepUntil waits until t (forever when t is zero) or ctx's end; false
+// when ctx ended first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	if t.IsZero() {
+		<-ctx.Done()
+		return false
+	}
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
