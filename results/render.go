@@ -195,6 +195,9 @@ func Notes(rec *Record) []string {
 			line += ", jump " + j.String()
 		}
 	}
+	for _, f := range rec.Config.Faults {
+		line += " · fault " + f.String()
+	}
 	notes := []string{line, "acquire latency of successful acquisitions; busy = tries that found the lock or every permit held; max occ = most holders at once / limit"}
 	if !rec.Topology.Representative {
 		notes = append(notes, "WARNING: embedded miniredis, not a real Redis server: latency and throughput are not representative.")

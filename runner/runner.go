@@ -186,10 +186,13 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 	}
 	// Redis' own counters, read when the measured phase starts and ends,
 	// say what the cell cost the servers.
+	// The first snapshot runs beside the workload, so that a server that
+	// does not answer (a paused node) never holds the measured phase up.
 	var (
 		atMeasure int64
 		before    []metrics.ServerSnapshot
 		statsErr  error
+		snapped   = make(chan struct{})
 	)
 	snapshot := func() ([]metrics.ServerSnapshot, error) {
 		return snapshotServers(context.WithoutCancel(ctx), topo.Access(), topo.Nodes(), p.Client)
@@ -200,7 +203,10 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 	faultEvents := make(chan []faults.Event, 1)
 	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
-		before, statsErr = snapshot()
+		go func() {
+			defer close(snapped)
+			before, statsErr = snapshot()
+		}()
 		if ctrl, cerr := topologies.ControllerOf(topo); len(p.Faults) > 0 && cerr == nil {
 			go func() { faultEvents <- faults.Run(faultCtx, p.Faults, ctrl, time.Now()) }()
 		} else {
@@ -225,10 +231,15 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 	default: // the measured phase never started
 	}
 	// Not after an interrupt: a stop must not wait on a server.
-	if statsErr == nil && before != nil && topo.Representative() && cell.Commands > 0 && ctx.Err() == nil {
-		after, err := snapshot()
-		if err == nil {
-			cell.Server = results.NewServerCost(metrics.Cost(before, after), cell.Acquisitions)
+	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
+		select {
+		case <-snapped:
+			if statsErr == nil {
+				if after, err := snapshot(); err == nil {
+					cell.Server = results.NewServerCost(metrics.Cost(before, after), cell.Acquisitions)
+				}
+			}
+		case <-time.After(snapshotTimeout + time.Second): // the measured phase never started
 		}
 	}
 	return cell

@@ -87,6 +87,9 @@ func TestBadInput(t *testing.T) {
 		{"malformed stages", []string{"run", "--stages", "10s:1000,5000"}, []string{"--stages", "DURATION:RATE"}},
 		{"stages with duration", []string{"run", "--stages", "10s:1000", "--duration", "5s"}, []string{"--duration", "--stages"}},
 		{"rate with ops", []string{"run", "--rate", "1000", "--ops", "500"}, []string{"--ops", "open loop"}},
+		{"unknown fault kind", []string{"run", "--fault", "at=1s explode node=master"}, []string{"--fault", "explode", "pause, kill"}},
+		{"fault after the end", []string{"run", "--fault", "at=20s kill node=master", "--duration", "5s"}, []string{"--fault", "within the measured 5s"}},
+		{"fault on no such node", []string{"run", "--fault", "at=1s kill node=primary", "--variants", "lua-release", "--duration", "2s"}, []string{"no node", "primary", "nodes: master"}},
 		{"unknown flag", []string{"run", "--colour"}, []string{"--colour"}},
 		{"stray argument", []string{"run", "extra"}, []string{`"extra"`}},
 		{"unknown command", []string{"bench"}, []string{`"bench"`, "run"}},
@@ -199,5 +202,15 @@ func TestEvenRedlockWarns(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "warning: 2 independent masters tolerate no more failures than 1") {
 		t.Errorf("no warning about the even node count:\n%s", stderr)
+	}
+}
+
+// Destructive faults are refused on a server lockbench did not start.
+func TestFaultRefusedOnExternalServer(t *testing.T) {
+	ep := topotest.Endpoint(t)
+	_, stderr, status := runCLI(t, "run", "--target", "redis://"+ep.Addr, "--fault", "at=1s kill node=master-1",
+		"--variants", "lua-release", "--duration", "2s", "--out", filepath.Join(t.TempDir(), "never.json"))
+	if status != exitUsage || !strings.Contains(stderr, "not a node lockbench started") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("status %d, stderr %q; want exit 2 and one line refusing the fault", status, stderr)
 	}
 }

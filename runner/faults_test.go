@@ -1,0 +1,91 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/runner"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+func mustFault(t *testing.T, spec string) faults.Fault {
+	t.Helper()
+	f, err := faults.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// A pause of the master stalls the run for its length and is recorded with
+// its time; the next cell gets a fresh topology.
+func TestPauseFault(t *testing.T) {
+	rec := runPlan(t, plan.Plan{
+		Variants: []string{"lua-release", "watchdog"}, Clients: []int{4},
+		Faults:   []faults.Fault{mustFault(t, "at=500ms pause node=master for=400ms")},
+		Workload: workloads.Spec{Keys: 4, Hold: dist(t, "1ms"), Duration: 1500 * time.Millisecond},
+	})
+	for _, c := range rec.Cells {
+		if len(c.Faults) != 2 || c.Faults[0].Action != "pause" || c.Faults[1].Action != "resume" || c.Faults[0].Error != "" {
+			t.Fatalf("%s: fault events %+v", c.Variant, c.Faults)
+		}
+		if at := c.Faults[0].AtS; at < 0.45 || at > 0.7 {
+			t.Errorf("%s: pause at %.2fs, want 0.5s", c.Variant, at)
+		}
+		if took := c.Faults[1].AtS - c.Faults[0].AtS; took < 0.35 || took > 0.6 {
+			t.Errorf("%s: paused for %.2fs, want 0.4s", c.Variant, took)
+		}
+		if c.AcquireLatencyUS.Max < 300_000 || c.Acquisitions == 0 || c.Violations.Overlaps != 0 {
+			t.Errorf("%s: max acquire %.0fµs (want the pause to show), %d acquisitions, %d overlaps",
+				c.Variant, c.AcquireLatencyUS.Max, c.Acquisitions, c.Violations.Overlaps)
+		}
+	}
+}
+
+// Redlock keeps acquiring while a minority of its masters is killed one
+// after the other, and never lets two holders in.
+func TestKillFaultsOnRedlock(t *testing.T) {
+	rec, err := runner.Run(context.Background(), plan.Plan{
+		Variants: []string{"redlock"}, Clients: []int{8},
+		Topology: topologies.Spec{Name: "local:redlock?nodes=5"},
+		Faults:   []faults.Fault{mustFault(t, "at=300ms kill node=node-1"), mustFault(t, "at=600ms kill node=node-2")},
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 1500 * time.Millisecond},
+	}, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Cells[0]
+	if len(c.Faults) != 2 || c.Faults[0].Node != "node-1" || c.Faults[1].Node != "node-2" {
+		t.Fatalf("fault events %+v", c.Faults)
+	}
+	late := int64(0)
+	for _, s := range c.Series {
+		late = s.Acquisitions // the last second: after both kills
+	}
+	if c.Violations.Overlaps != 0 || late == 0 {
+		t.Errorf("%d overlaps, %d acquisitions in the last second", c.Violations.Overlaps, late)
+	}
+}
+
+// Faults are refused on servers lockbench did not start, and on nodes a
+// topology does not have.
+func TestFaultsRefused(t *testing.T) {
+	ep := startRedis(t)
+	for name, p := range map[string]plan.Plan{
+		"external": {Topology: topologies.Spec{Targets: []string{"redis://" + ep.Addr}}, Faults: []faults.Fault{mustFault(t, "at=100ms kill node=master-1")}},
+		"no node":  {Topology: topologies.Spec{Name: "local"}, Faults: []faults.Fault{mustFault(t, "at=100ms kill node=replica-1")}},
+	} {
+		p.Variants, p.Clients = []string{"lua-release"}, []int{1}
+		p.Workload = workloads.Spec{Duration: 300 * time.Millisecond}
+		if _, err := runner.Run(context.Background(), p, runner.Options{}); err == nil {
+			t.Errorf("%s: the run went ahead", name)
+		} else if !errors.Is(err, faults.ErrBadFault) {
+			t.Errorf("%s: %v; want ErrBadFault", name, err)
+		}
+	}
+}
