@@ -4,12 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // ErrBadFault is wrapped by every Parse and Check error.
 var ErrBadFault = errors.New("bad fault")
+
+// ErrCrashed is what a crashed client's steps return: the client is gone.
+var ErrCrashed = errors.New("faults: client crashed")
 
 // Kind is what a fault does.
 type Kind string
@@ -20,10 +24,20 @@ const (
 	Kill     Kind = "kill"     // SIGKILL the node; it stays down
 	Restart  Kind = "restart"  // kill the node and start it again after Delay, without its data
 	Failover Kind = "failover" // promote the replica Node (SENTINEL FAILOVER, CLUSTER FAILOVER, REPLICAOF NO ONE)
+
+	// Client faults: they act on the clients, not on any server.
+	HolderPause Kind = "holder-pause" // the next holder freezes for For, its renewals too (a stop-the-world pause)
+	HolderCrash Kind = "holder-crash" // the next holder dies holding its lease: no release, no renewal
+	StepDelay   Kind = "step-delay"   // at Step, wait Delay (for Fraction of the times, at most Count times)
+	StepCrash   Kind = "step-crash"   // at Step, the client dies (for Fraction of the times, at most Count times)
 )
 
 // Kinds lists the fault kinds Parse accepts.
-var Kinds = []Kind{Pause, Kill, Restart, Failover}
+var Kinds = []Kind{Pause, Kill, Restart, Failover, HolderPause, HolderCrash, StepDelay, StepCrash}
+
+// OnNode reports whether the kind acts on a node (and so needs a topology
+// lockbench started); the others act on clients.
+func (k Kind) OnNode() bool { return k == Pause || k == Kill || k == Restart || k == Failover }
 
 // Fault is one scheduled fault.
 type Fault struct {
@@ -35,11 +49,21 @@ type Fault struct {
 	Node string `json:"node"`
 	// For is how long a pause lasts. Default: to the end of the run.
 	For time.Duration `json:"for_ns,omitempty"`
-	// Delay is how long a restarted node stays down. Default 0.
+	// Delay is how long a restarted node stays down, or how long a
+	// step-delay waits. Default 0.
 	Delay time.Duration `json:"delay_ns,omitempty"`
+	// Step names the variant step of step-delay and step-crash
+	// (after-setnx, between-get-and-del, ...).
+	Step string `json:"step,omitempty"`
+	// Fraction of the times a step is reached that it acts. Default 1.
+	Fraction float64 `json:"fraction,omitempty"`
+	// Count bounds how many times a step fault acts. Default: no bound.
+	Count int `json:"count,omitempty"`
 }
 
-const examples = "examples: 'at=5s pause node=master for=3s', 'at=2s kill node=node-1', 'at=2s restart node=node-2 delay=1s', 'at=3s failover node=replica-1'"
+const examples = "examples: 'at=5s pause node=master for=3s', 'at=2s kill node=node-1', 'at=2s restart node=node-2 delay=1s', " +
+	"'at=3s failover node=replica-1', 'at=1s holder-pause for=2s', 'at=1s holder-crash', " +
+	"'at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5', 'at=0s step-crash step=after-setnx count=1'"
 
 // Parse reads a fault spec: its kind as a bare word and key=value fields
 // in any order: at= (required), node= (required), for= (pause), delay=
@@ -72,6 +96,23 @@ func Parse(spec string) (Fault, error) {
 				return bad("node= needs a node name")
 			}
 			f.Node = value
+		case "step":
+			if value == "" {
+				return bad("step= needs a step name")
+			}
+			f.Step = value
+		case "fraction":
+			x, err := strconv.ParseFloat(value, 64)
+			if err != nil || !(x > 0 && x <= 1) {
+				return bad("fraction=%q is not in (0, 1]", value)
+			}
+			f.Fraction = x
+		case "count":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 {
+				return bad("count=%q is not a whole number of at least 1", value)
+			}
+			f.Count = n
 		case "at", "for", "delay":
 			d, err := time.ParseDuration(value)
 			if err != nil || d < 0 || (key == "for" && d == 0) {
@@ -86,7 +127,7 @@ func Parse(spec string) (Fault, error) {
 				f.Delay = d
 			}
 		default:
-			return bad("unknown field %q (fields: at, node, for, delay)", key)
+			return bad("unknown field %q (fields: at, node, for, delay, step, fraction, count)", key)
 		}
 	}
 	switch {
@@ -94,12 +135,25 @@ func Parse(spec string) (Fault, error) {
 		return bad("no kind (known: %s)", kindList())
 	case !seen["at"]:
 		return bad("no at=")
-	case f.Node == "":
+	case f.Kind.OnNode() && f.Node == "":
 		return bad("no node=")
-	case seen["for"] && f.Kind != Pause:
-		return bad("for= goes with pause")
-	case seen["delay"] && f.Kind != Restart:
-		return bad("delay= goes with restart")
+	case !f.Kind.OnNode() && f.Node != "":
+		return bad("node= goes with node faults, not %s", f.Kind)
+	case seen["for"] && f.Kind != Pause && f.Kind != HolderPause:
+		return bad("for= goes with pause and holder-pause")
+	case f.Kind == HolderPause && f.For == 0:
+		return bad("holder-pause needs for=")
+	case seen["delay"] && f.Kind != Restart && f.Kind != StepDelay:
+		return bad("delay= goes with restart and step-delay")
+	case (f.Kind == StepDelay || f.Kind == StepCrash) != (f.Step != ""):
+		return bad("step= goes with step-delay and step-crash, and they need it")
+	case f.Kind == StepDelay && f.Delay == 0:
+		return bad("step-delay needs delay=")
+	case (seen["fraction"] || seen["count"]) && f.Step == "":
+		return bad("fraction= and count= go with step faults")
+	}
+	if f.Step != "" && f.Fraction == 0 {
+		f.Fraction = 1
 	}
 	return f, nil
 }
@@ -114,7 +168,16 @@ func kindList() string {
 
 // String returns the fault in Parse's form.
 func (f Fault) String() string {
-	s := fmt.Sprintf("at=%v %s node=%s", f.At, f.Kind, f.Node)
+	s := fmt.Sprintf("at=%v %s", f.At, f.Kind)
+	if f.Node != "" {
+		s += " node=" + f.Node
+	}
+	if f.Step != "" {
+		s += fmt.Sprintf(" step=%s fraction=%v", f.Step, f.Fraction)
+	}
+	if f.Count > 0 {
+		s += fmt.Sprintf(" count=%d", f.Count)
+	}
 	if f.For > 0 {
 		s += fmt.Sprintf(" for=%v", f.For)
 	}
@@ -132,7 +195,7 @@ func Check(faults []Fault, length time.Duration, nodes []string) error {
 		if length > 0 && f.At >= length {
 			return fmt.Errorf("%w %q: at=%v is not within the measured %v", ErrBadFault, f, f.At, length)
 		}
-		if nodes != nil && !slices.Contains(nodes, f.Node) {
+		if f.Kind.OnNode() && nodes != nil && !slices.Contains(nodes, f.Node) {
 			return fmt.Errorf("%w %q: no node %q (nodes: %s)", ErrBadFault, f, f.Node, strings.Join(nodes, ", "))
 		}
 	}

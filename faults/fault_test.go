@@ -17,6 +17,10 @@ func TestParse(t *testing.T) {
 		{"at=2s restart node=node-2 delay=1s", Fault{At: 2 * time.Second, Kind: Restart, Node: "node-2", Delay: time.Second}},
 		{"at=3s failover node=replica-1", Fault{At: 3 * time.Second, Kind: Failover, Node: "replica-1"}},
 		{"at=1s pause node=master", Fault{At: time.Second, Kind: Pause, Node: "master"}},
+		{"at=1s holder-pause for=2s", Fault{At: time.Second, Kind: HolderPause, For: 2 * time.Second}},
+		{"at=1s holder-crash", Fault{At: time.Second, Kind: HolderCrash}},
+		{"at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5", Fault{Kind: StepDelay, Step: "between-get-and-del", Delay: 300 * time.Millisecond, Fraction: 0.5}},
+		{"at=0s step-crash step=after-setnx count=1", Fault{Kind: StepCrash, Step: "after-setnx", Fraction: 1, Count: 1}},
 	} {
 		got, err := Parse(tc.spec)
 		if err != nil || got != tc.want {
@@ -28,18 +32,25 @@ func TestParse(t *testing.T) {
 		}
 	}
 	for spec, why := range map[string]string{
-		"":                                 "no kind",
-		"at=1s explode node=master":        "unknown kind",
-		"at=1s pause kill node=master":     "two kinds",
-		"pause node=master":                "no at=",
-		"at=1s pause":                      "no node=",
-		"at=1s pause node=":                "needs a node name",
-		"at=-1s pause node=master":         "not a duration",
-		"at=1s pause node=master for=0s":   "not a duration",
-		"at=1s kill node=master for=1s":    "for= goes with pause",
-		"at=1s kill node=master delay=1s":  "delay= goes with restart",
-		"at=1s kill node=master at=2s":     "given twice",
-		"at=1s kill node=master color=red": "unknown field",
+		"":                                   "no kind",
+		"at=1s explode node=master":          "unknown kind",
+		"at=1s pause kill node=master":       "two kinds",
+		"pause node=master":                  "no at=",
+		"at=1s pause":                        "no node=",
+		"at=1s pause node=":                  "needs a node name",
+		"at=-1s pause node=master":           "not a duration",
+		"at=1s pause node=master for=0s":     "not a duration",
+		"at=1s kill node=master for=1s":      "for= goes with pause",
+		"at=1s kill node=master delay=1s":    "delay= goes with restart",
+		"at=1s kill node=master at=2s":       "given twice",
+		"at=1s kill node=master color=red":   "unknown field",
+		"at=1s holder-pause":                 "needs for=",
+		"at=1s holder-crash node=master":     "node= goes with node faults",
+		"at=1s step-crash":                   "step= goes with",
+		"at=1s step-delay step=after-setnx":  "needs delay=",
+		"at=1s step-crash step=x fraction=2": "not in (0, 1]",
+		"at=1s step-crash step=x count=0":    "whole number",
+		"at=1s kill node=master count=2":     "go with step faults",
 	} {
 		_, err := Parse(spec)
 		if !errors.Is(err, ErrBadFault) || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "examples") {

@@ -23,8 +23,9 @@ type Event struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Run injects faults through ctrl, each at start + At, until ctx ends, and
-// returns what it did. A paused node is resumed when its pause ends or, at
+// Run injects the node faults of faults through ctrl, each at start + At,
+// until ctx ends, and
+// returns what it did (client faults are the workload's). A paused node is resumed when its pause ends or, at
 // the latest, when ctx ends, so no node is left stopped.
 func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, start time.Time) []Event {
 	var (
@@ -42,6 +43,9 @@ func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, start 
 		mu.Unlock()
 	}
 	for _, f := range faults {
+		if !f.Kind.OnNode() {
+			continue // client faults run inside the workload
+		}
 		wg.Go(func() {
 			if !sleepUntil(ctx, start.Add(f.At)) {
 				return

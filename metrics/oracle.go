@@ -43,6 +43,13 @@ type resource struct {
 	waiting   int64
 	lastExit  time.Time
 	contended bool
+	// freeSince is when the resource last became free; waited whether a
+	// client waited for it since; longestUnavailable the longest such
+	// stretch that ended with a client entering. enters numbers entries.
+	freeSince          time.Time
+	waited             bool
+	longestUnavailable time.Duration
+	enters             int64
 }
 
 // Entry is one holder's stay in a critical section, returned by
@@ -52,6 +59,7 @@ type Entry struct {
 	resource  int
 	valueRead int64
 	entered   bool
+	epoch     int64 // the resource's entry count at this entry
 }
 
 // Resource returns the resource the holder entered.
@@ -83,6 +91,10 @@ type OracleReport struct {
 	LostUpdates int64 `json:"lost_updates"`
 	// Holders is how many holders are inside critical sections now.
 	Holders int64 `json:"holders"`
+	// LongestUnavailable is the longest time a resource sat free while a
+	// client waited for it (a crashed holder of a lock that never expires
+	// makes it last to the end of the run). In JSON, nanoseconds.
+	LongestUnavailable time.Duration `json:"longest_unavailable"`
 }
 
 // NewOracle returns an oracle of resources distinct resources, numbered
@@ -96,7 +108,12 @@ func NewOracle(resources int, limit int) *Oracle {
 	if limit < 1 {
 		panic(fmt.Sprintf("metrics: NewOracle: limit must be at least 1, got %d", limit))
 	}
-	return &Oracle{limit: int64(limit), resources: make([]resource, resources), handoff: newHistogram()}
+	o := &Oracle{limit: int64(limit), resources: make([]resource, resources), handoff: newHistogram()}
+	now := time.Now()
+	for i := range o.resources {
+		o.resources[i].freeSince = now
+	}
+	return o
 }
 
 // Waiting records that a client starts trying to acquire resource; it is
@@ -105,6 +122,9 @@ func (o *Oracle) Waiting(resource int) {
 	res := o.resource(resource)
 	res.mu.Lock()
 	res.waiting++
+	if res.holders == 0 {
+		res.waited = true
+	}
 	res.mu.Unlock()
 }
 
@@ -124,10 +144,15 @@ func (o *Oracle) Enter(resource int) Entry {
 	res.mu.Lock()
 	defer res.mu.Unlock()
 	res.waiting = max(res.waiting-1, 0)
+	now := time.Now()
+	if res.holders == 0 && res.waited {
+		res.longestUnavailable = max(res.longestUnavailable, now.Sub(res.freeSince))
+		res.waited = false
+	}
 	if res.holders == 0 && res.contended {
 		// The handoff: the resource was released while others waited.
 		res.contended = false
-		gap := time.Since(res.lastExit)
+		gap := now.Sub(res.lastExit)
 		o.handoffMu.Lock()
 		_ = o.handoff.RecordValue(min(max(gap.Microseconds(), lowestMicros), highestMicros))
 		o.handoffMu.Unlock()
@@ -140,7 +165,8 @@ func (o *Oracle) Enter(resource int) Entry {
 		}
 	}
 	res.maxOccupancy = max(res.maxOccupancy, res.holders)
-	return Entry{resource: resource, valueRead: res.counter, entered: true}
+	res.enters++
+	return Entry{resource: resource, valueRead: res.counter, entered: true, epoch: res.enters}
 }
 
 // Exit records that the holder of e left the critical section after finishing
@@ -178,6 +204,7 @@ func (o *Oracle) leave(e Entry, caller string) *resource {
 	res.holders--
 	if res.holders == 0 {
 		res.lastExit, res.contended = time.Now(), res.waiting > 0
+		res.freeSince, res.waited = res.lastExit, res.waiting > 0
 	}
 	return res
 }
@@ -209,6 +236,11 @@ func (o *Oracle) Report() OracleReport {
 		rep.Abandoned += res.abandoned
 		rep.Counter += res.counter
 		rep.Holders += res.holders
+		longest := res.longestUnavailable
+		if res.holders == 0 && (res.waited || res.waiting > 0) {
+			longest = max(longest, time.Since(res.freeSince)) // still waiting now
+		}
+		rep.LongestUnavailable = max(rep.LongestUnavailable, longest)
 		res.mu.Unlock()
 	}
 	if o.limit == 1 {
@@ -226,4 +258,15 @@ func (o *Oracle) Handoff() *hdrhistogram.Histogram {
 	h := newHistogram()
 	h.Merge(o.handoff)
 	return h
+}
+
+// Intruded reports whether a holder that entered the resource after e is
+// inside it now. Asked between e's exit and its release, yes means the lock
+// has passed on: a release that still succeeds frees another holder's lock
+// (a stale release).
+func (o *Oracle) Intruded(e Entry) bool {
+	res := o.resource(e.resource)
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	return res.holders > 0 && res.enters > e.epoch
 }

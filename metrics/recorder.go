@@ -30,12 +30,14 @@ type Event int
 
 // The events a Recorder counts.
 const (
-	Attempt   Event = iota // a try at acquiring, successful or not
-	Busy                   // a try that found the lock (or every permit) held
-	Timeout                // an acquisition given up after the acquire timeout
-	Error                  // a Redis or network error
-	LeaseLost              // a release or renewal that found the lease gone
-	Dropped                // an open-loop arrival that found no free client and no room to wait
+	Attempt      Event = iota // a try at acquiring, successful or not
+	Busy                      // a try that found the lock (or every permit) held
+	Timeout                   // an acquisition given up after the acquire timeout
+	Error                     // a Redis or network error
+	LeaseLost                 // a release or renewal that found the lease gone
+	Dropped                   // an open-loop arrival that found no free client and no room to wait
+	StaleRelease              // a release that succeeded while a later holder was inside: it freed another's lock
+	Crashed                   // a client crashed by a fault
 	numEvents
 )
 

@@ -30,6 +30,8 @@ type Summary struct {
 	Errors         int64 `json:"errors"`
 	LeaseLost      int64 `json:"lease_lost"`
 	Dropped        int64 `json:"dropped"`
+	StaleReleases  int64 `json:"stale_releases"`
+	Crashed        int64 `json:"crashed"`
 	// Commands is left to the caller, who counts them at the connection.
 	Commands int64 `json:"commands"`
 	// Clamped counts samples recorded at a limit of the histogram range
@@ -112,6 +114,7 @@ func Merge(recs []*Recorder, perClient []int64) Summary {
 	s.Acquisitions = s.Acquire.TotalCount()
 	s.Attempts, s.FailedAttempts, s.Timeouts = counts[Attempt], counts[Busy], counts[Timeout]
 	s.Errors, s.LeaseLost, s.Dropped = counts[Error], counts[LeaseLost], counts[Dropped]
+	s.StaleReleases, s.Crashed = counts[StaleRelease], counts[Crashed]
 	s.Fairness = fairnessOf(perClient)
 	return s
 }

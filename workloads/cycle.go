@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -21,7 +22,7 @@ func isBusy(err error) bool { return errors.Is(err, variants.ErrBusy) }
 
 // cycle runs one acquire → hold → release, meant to start at intended and
 // started at began, and reports whether the caller should go on (false when
-// ctx ended during the acquire).
+// ctx ended during the acquire, or a fault crashed the client).
 func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 	rec := c.d.recorder(c.shard, intended)
 	c.rec = rec
@@ -46,6 +47,9 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 		}
 	case ctx.Err() != nil:
 		return false
+	case errors.Is(err, faults.ErrCrashed):
+		rec.Add(done, metrics.Crashed)
+		return false
 	case errors.Is(err, variants.ErrTimeout):
 		rec.Add(done, metrics.Timeout)
 	case isBusy(err):
@@ -59,6 +63,19 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 	}
 
 	entry := c.d.oracle.Enter(k)
+	if f := c.d.holderFault(); f != nil {
+		if f.Kind == faults.HolderCrash {
+			// Dead while holding: it leaves the resource, never releases,
+			// and its renewals stop at their next step.
+			c.crashed.Store(true)
+			c.d.oracle.Abandon(entry)
+			rec.Add(time.Now(), metrics.Crashed)
+			return false
+		}
+		// A stop-the-world pause: the holder and its renewals freeze.
+		c.frozenUntil.Store(time.Now().Add(f.For).UnixNano())
+		c.sleep(ctx, f.For, nil)
+	}
 	lost := c.sleep(ctx, c.d.spec.Hold.Sample(c.rnd), lease.Lost())
 	if lost {
 		c.d.oracle.Abandon(entry)
@@ -68,6 +85,9 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 	}
 	rec.Held(time.Since(done))
 
+	// A later holder inside before the release means the lease had already
+	// passed on: if the release still succeeds, it freed another's lock.
+	intruded := c.d.oracle.Intruded(entry)
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	released := time.Now()
 	err = lease.Release(rctx)
@@ -75,10 +95,16 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 	switch {
 	case err == nil:
 		rec.Released(time.Since(released))
+		if intruded {
+			rec.Add(time.Now(), metrics.StaleRelease)
+		}
 	case errors.Is(err, variants.ErrLeaseLost):
 		if !lost {
 			rec.Add(time.Now(), metrics.LeaseLost)
 		}
+	case errors.Is(err, faults.ErrCrashed):
+		rec.Add(time.Now(), metrics.Crashed)
+		return false
 	default:
 		rec.Add(time.Now(), metrics.Error)
 	}

@@ -105,6 +105,8 @@ type driver struct {
 	remaining atomic.Int64 // ops left when spec.Ops > 0
 	offered   atomic.Int64 // open-loop arrivals scheduled in the measured phase
 	offsets   []time.Duration
+	// clientFaults are the holder and step faults of the cell.
+	clientFaults []*clientFault
 }
 
 func newDriver(spec Spec, newLock NewLock, oracle *metrics.Oracle) (*driver, error) {
@@ -112,7 +114,7 @@ func newDriver(spec Spec, newLock NewLock, oracle *metrics.Oracle) (*driver, err
 	if spec.KeyPerClient {
 		spec.Keys = spec.Clients
 	}
-	d := &driver{spec: spec, oracle: oracle}
+	d := &driver{spec: spec, oracle: oracle, clientFaults: newClientFaults(spec.Faults)}
 	for i := range spec.Keys {
 		d.names = append(d.names, LockName(i))
 	}
@@ -126,7 +128,7 @@ func newDriver(spec Spec, newLock NewLock, oracle *metrics.Oracle) (*driver, err
 		if spec.Clocks.Skew != (Skew{}) {
 			d.offsets = append(d.offsets, clock.Offset())
 		}
-		lock, err := newLock(ClientEnv{Index: i, Clock: clock, OnAttempt: c.attempt})
+		lock, err := newLock(ClientEnv{Index: i, Clock: clock, OnAttempt: c.attempt, AtStep: c.atStep})
 		if err != nil {
 			return nil, fmt.Errorf("workloads: client %d: %w", i, err)
 		}
@@ -198,7 +200,7 @@ func (d *driver) runClosed(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range d.clients {
 		wg.Go(func() {
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && !c.crashed.Load() {
 				// Out of ops: this client is done; the others finish the
 				// acquisitions they started.
 				if d.measuring.Load() && d.spec.Ops > 0 && d.remaining.Add(-1) < 0 {
@@ -223,6 +225,10 @@ type client struct {
 	rnd          *rand.Rand
 	timer        *time.Timer
 	acquisitions int64 // in the measured phase, for fairness
+	// crashed is set when a fault killed the client; frozenUntil (Unix
+	// nanoseconds) while a holder pause lasts. Its renewals read both.
+	crashed     atomic.Bool
+	frozenUntil atomic.Int64
 }
 
 // attempt counts a try at acquiring; the lock calls it from Acquire.

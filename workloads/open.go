@@ -40,7 +40,9 @@ func (d *driver) runOpen(ctx context.Context) {
 				if ctx.Err() != nil {
 					continue // drain: the run is over
 				}
-				c.cycle(ctx, intended, time.Now())
+				if !c.cycle(ctx, intended, time.Now()) && c.crashed.Load() {
+					return // a crashed client serves no more
+				}
 			}
 		})
 	}

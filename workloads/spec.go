@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -52,6 +54,10 @@ type Spec struct {
 	// Stages ramp the open loop's rate linearly, each from the rate before
 	// it to its own over its duration.
 	Stages []Stage `json:"stages,omitempty"`
+	// Faults are the client faults (holder pause and crash, step delay and
+	// crash) to apply; node faults among them are ignored here. The plan
+	// echoes them.
+	Faults []faults.Fault `json:"-"`
 }
 
 // Stage is one ramp of an open loop: to Rate over Duration. Its text form is
@@ -116,6 +122,9 @@ type ClientEnv struct {
 	// OnAttempt must be called after every try at acquiring
 	// (variants.Config.OnAttempt).
 	OnAttempt func(error)
+	// AtStep must be called at the variant's named steps
+	// (variants.Config.AtStep); it applies step faults and freezes.
+	AtStep func(ctx context.Context, step string) error
 }
 
 // NewLock builds the lock of one simulated client.

@@ -1,0 +1,81 @@
+package workloads
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/lockbench/lockbench/faults"
+)
+
+// clientFault is a client fault with its state during a cell.
+type clientFault struct {
+	faults.Fault
+	claimed atomic.Bool  // a holder fault acts once
+	acted   atomic.Int64 // times a step fault acted
+}
+
+func newClientFaults(fs []faults.Fault) []*clientFault {
+	var out []*clientFault
+	for _, f := range fs {
+		if !f.Kind.OnNode() {
+			out = append(out, &clientFault{Fault: f})
+		}
+	}
+	return out
+}
+
+// due reports whether f's time has come, measured from the measured phase.
+func (d *driver) due(f *clientFault) bool { return !time.Now().Before(d.measureAt.Add(f.At)) }
+
+// holderFault claims the first due holder fault not claimed yet, for the
+// client that just entered a critical section; nil when none.
+func (d *driver) holderFault() *clientFault {
+	for _, f := range d.clientFaults {
+		if (f.Kind == faults.HolderPause || f.Kind == faults.HolderCrash) && d.due(f) && f.claimed.CompareAndSwap(false, true) {
+			return f
+		}
+	}
+	return nil
+}
+
+// atStep is the client's variants.Config.AtStep: a crashed client's steps
+// fail, a frozen client's steps wait for the thaw, and due step faults
+// delay or crash the client at their step.
+func (c *client) atStep(ctx context.Context, step string) error {
+	if c.crashed.Load() {
+		return faults.ErrCrashed
+	}
+	if until := time.Unix(0, c.frozenUntil.Load()); time.Now().Before(until) {
+		t := time.NewTimer(time.Until(until))
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	for _, f := range c.d.clientFaults {
+		if f.Step != step || !c.d.due(f) || rand.Float64() >= f.Fraction {
+			continue
+		}
+		if n := f.acted.Add(1); f.Count > 0 && n > int64(f.Count) {
+			continue
+		}
+		switch f.Kind {
+		case faults.StepDelay:
+			t := time.NewTimer(f.Delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+		case faults.StepCrash:
+			c.crashed.Store(true)
+			return faults.ErrCrashed
+		}
+	}
+	return nil
+}
