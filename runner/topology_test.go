@@ -77,9 +77,13 @@ func TestRedlockSurvivesMinority(t *testing.T) {
 			}
 			names := []string{"node-1", "node-2", "node-3"}[:paused]
 			p := plan.Plan{
-				Variants: []string{"redlock"}, Clients: []int{16}, AcquireTimeout: 300 * time.Millisecond,
+				Variants: []string{"redlock"}, Clients: []int{16}, AcquireTimeout: 300 * time.Millisecond, TTL: 2 * time.Second,
+				// A retry delay longer than the per-node timeout keeps 16
+				// clients from splitting the votes again and again when
+				// every live node must agree (3 of 3 with 2 paused).
+				Retry:    variants.RetryPolicy{Kind: variants.RetryRand, Min: 5 * time.Millisecond, Max: 60 * time.Millisecond},
 				Topology: topologies.Spec{Targets: targets},
-				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: time.Second},
+				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 3 * time.Second},
 			}
 			// Pause once the clients are connected; resume in time for the
 			// cleanup to reach every node.
@@ -89,7 +93,7 @@ func TestRedlockSurvivesMinority(t *testing.T) {
 						t.Error(err)
 					}
 				}
-				time.AfterFunc(1100*time.Millisecond, func() {
+				time.AfterFunc(3100*time.Millisecond, func() {
 					for _, n := range names {
 						_ = topo.Resume(n)
 					}
@@ -100,7 +104,7 @@ func TestRedlockSurvivesMinority(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := rec.Cells[0]
-			t.Logf("%d paused: %.0f acq/s, %d timeouts, %d overlaps", paused, c.ThroughputPerS, c.Timeouts, c.Violations.Overlaps)
+			t.Logf("%d paused: %.0f acq/s, %d timeouts, %d overlaps, elapsed %.2fs, interrupted %v, error %q", paused, c.ThroughputPerS, c.Timeouts, c.Violations.Overlaps, c.ElapsedS, c.Interrupted, c.Error)
 			if c.Violations.Overlaps != 0 {
 				t.Errorf("%d overlaps", c.Violations.Overlaps)
 			}
