@@ -46,6 +46,8 @@ type Plan struct {
 	Limit int `json:"limit"`
 	// Faults run beside each cell's measured phase.
 	Faults []faults.Fault `json:"faults,omitempty"`
+	// Scenario names the scenario the plan came from, if any.
+	Scenario string `json:"scenario,omitempty"`
 }
 
 // WithDefaults returns p with every unset optional field at its default.

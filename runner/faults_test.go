@@ -89,3 +89,26 @@ func TestFaultsRefused(t *testing.T) {
 		}
 	}
 }
+
+// failover: the replica of local:replicated is promoted mid-run. The run
+// records the event and what it measured; the overlaps depend on timing,
+// so only the record's completeness is asserted.
+func TestFailoverFault(t *testing.T) {
+	rec, err := runner.Run(context.Background(), plan.Plan{
+		Variants: []string{"lua-release"}, Clients: []int{4},
+		Topology: topologies.Spec{Name: "local:replicated?replicas=1"},
+		Faults:   []faults.Fault{mustFault(t, "at=500ms failover node=replica-1")},
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 1500 * time.Millisecond},
+	}, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Cells[0]
+	if len(c.Faults) != 1 || c.Faults[0].Action != "failover" || c.Faults[0].Error != "" {
+		t.Fatalf("fault events %+v", c.Faults)
+	}
+	if c.Acquisitions == 0 || len(c.Series) == 0 || c.Histograms.Acquire == "" {
+		t.Errorf("incomplete record: %d acquisitions, %d seconds", c.Acquisitions, len(c.Series))
+	}
+	t.Logf("failover at %.2fs: %d acquisitions, %d overlaps, %d errors", c.Faults[0].AtS, c.Acquisitions, c.Violations.Overlaps, c.Errors)
+}

@@ -41,11 +41,16 @@ type runOptions struct {
 	clockSkew      string
 	clockJumps     []string
 	faults         []string
+	scenario       string
 	format         string
 	out            string
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	args, err := withScenario(args)
+	if err != nil {
+		return err
+	}
 	o, p, help, err := parseRun(args, stderr)
 	if help || err != nil {
 		return err
@@ -60,6 +65,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	fs.IntSliceVar(&o.clients, "clients", []int{16}, "concurrent clients; a comma list runs each count")
 	fs.StringVar(&o.client, "client", clients.Names[0], "client library: "+strings.Join(clients.Names, " or "))
 	o.topology.register(fs)
+	fs.StringVar(&o.scenario, "scenario", "", "a named scenario (see lockbench scenarios) or a scenario file.yaml; flags given as well override it")
 	fs.IntVar(&o.keys, "keys", 1, "distinct lock names clients pick from uniformly; 1 is maximum contention")
 	fs.StringVar(&o.hold, "hold", "1ms", "time in the critical section: a duration or distribution (2ms, exp:2ms, uniform:1ms-5ms, normal:10ms,2ms)")
 	fs.StringVar(&o.think, "think", "0", "pause after each release, as --hold")
@@ -193,7 +199,7 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 		Topology: topo,
 		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks,
 			Rate: rate, Arrivals: arrivals, Stages: stages},
-		TTL: o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit, Faults: schedule,
+		TTL: o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit, Faults: schedule, Scenario: o.scenario,
 	}.WithDefaults()
 	if err := p.Validate(); err != nil {
 		flag := "--variants"
@@ -254,4 +260,24 @@ func describeNodes(nodes []topologies.Node) string {
 		parts = append(parts, n.Name+"="+n.Endpoint.String())
 	}
 	return strings.Join(parts, " ")
+}
+
+// withScenario puts the flags of the scenario named by --scenario, if any,
+// before args, so that the flags the user gave win.
+func withScenario(args []string) ([]string, error) {
+	for i, a := range args {
+		name, found := strings.CutPrefix(a, "--scenario=")
+		if a == "--scenario" && i+1 < len(args) {
+			name, found = args[i+1], true
+		}
+		if !found {
+			continue
+		}
+		s, err := plan.LookupScenario(name)
+		if err != nil {
+			return nil, usagef("--scenario: %w", err)
+		}
+		return append(s.Args(), args...), nil
+	}
+	return args, nil
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
+)
+
+// Every built-in scenario makes a valid plan.
+func TestScenariosParse(t *testing.T) {
+	for _, s := range plan.Scenarios {
+		if s.Tests == "" || s.Source == "" || s.Predicts == "" || len(s.Variants) == 0 {
+			t.Errorf("%s: tests, source, predicts and variants must all be said", s.Name)
+		}
+		args, err := withScenario([]string{"--scenario", s.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, p, _, err := parseRun(args, io.Discard); err != nil || p.Scenario != s.Name {
+			t.Errorf("%s: %v (plan scenario %q)", s.Name, err, p.Scenario)
+		}
+	}
+}
+
+// A scenario file works like a named scenario, flags given override it,
+// and unknown fields are refused.
+func TestScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(good, []byte("name: mine\nvariants: [lua-release]\nclients: [3]\nttl: 2s\nfaults: ['at=100ms holder-crash']\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args, err := withScenario([]string{"--scenario", good, "--ttl", "5s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p, _, err := parseRun(args, io.Discard)
+	if err != nil || p.Clients[0] != 3 || p.TTL.String() != "5s" || len(p.Faults) != 1 {
+		t.Errorf("plan %+v, %v; want 3 clients, the flag's 5s TTL, one fault", p, err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: bad\nvariantz: [x]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, status := runCLI(t, "run", "--scenario", bad)
+	if status != exitUsage || !strings.Contains(stderr, "--scenario") || !strings.Contains(stderr, "variantz") {
+		t.Errorf("unknown field: status %d, %q", status, stderr)
+	}
+}
+
+// ticket-sale: without a lock tickets are oversold, with one none are.
+func TestTicketSaleScenario(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run.json")
+	if _, stderr, status := runCLI(t, "run", "--scenario", "ticket-sale", "--duration", "500ms", "--out", out); status != exitOK {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	rec, err := results.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rec.Cells {
+		oversold := c.Violations.LostUpdates
+		if (c.Variant == "none") != (oversold > 0) {
+			t.Errorf("%s: %d tickets oversold", c.Variant, oversold)
+		}
+	}
+	if rec.Config.Scenario != "ticket-sale" {
+		t.Errorf("the record does not name the scenario")
+	}
+}
