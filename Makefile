@@ -6,7 +6,7 @@ BIN       := bin/lockbench
 # Arguments of `make run`, e.g. make run RUN_ARGS="--clients 8,64 --hold exp:2ms"
 RUN_ARGS  ?= --duration 5s
 
-.PHONY: all build run test bench lint redis clean
+.PHONY: all build run test bench lint redis clean findings
 
 all: build
 
@@ -22,6 +22,11 @@ run: build redis
 test: redis
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@./scripts/check-leftovers.sh
+
+# Runs every scenario against its variants (about two minutes) and writes
+# docs/findings.md from that run.
+findings: build redis
+	./$(BIN) findings --out docs/findings.md
 
 bench: redis
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -40,6 +40,10 @@ type Scenario struct {
 	ClockSkew      string   `yaml:"clock_skew"`
 	ClockJumps     []string `yaml:"clock_jumps"`
 	Faults         []string `yaml:"faults"`
+	// Expect turns Predicts into checks, per variant: conditions on the
+	// cell's figures such as overlaps>0, stale_releases=0,
+	// unavailable_ms<800 (see results.Check).
+	Expect map[string][]string `yaml:"expect"`
 }
 
 // Args are the run flags the scenario sets, to be followed by the user's

@@ -9,11 +9,15 @@ var Scenarios = []Scenario{
 		Predicts: "0 overlaps and 0 lost updates for every lock; none overlaps",
 		Variants: []string{"none", "simple", "setnx-expire", "set-nx-ex", "get-del", "lua-release", "watchdog"},
 		Clients:  []int{16}, Keys: 1, TTL: "10s", Hold: "1ms", Duration: "3s", Warmup: "500ms",
+		Expect: map[string][]string{"none": {"overlaps>0", "lost_updates>0"}, "simple": {"overlaps=0", "lost_updates=0"},
+			"setnx-expire": {"overlaps=0", "lost_updates=0"}, "set-nx-ex": {"overlaps=0", "lost_updates=0"}, "get-del": {"overlaps=0", "lost_updates=0"},
+			"lua-release": {"overlaps=0", "lost_updates=0"}, "watchdog": {"overlaps=0", "lost_updates=0"}},
 	},
 	{
 		Name: "ticket-sale", Tests: "the ticket sale: query the stock, hold, write it back decremented; lost updates are tickets oversold",
 		Source: "seed 002 §1.2", Predicts: "without a lock tickets are oversold; with one, none are",
 		Variants: []string{"none", "lua-release"}, Clients: []int{16}, Keys: 1, Hold: "1ms", Duration: "3s", Warmup: "0s",
+		Expect: map[string][]string{"none": {"lost_updates>0"}, "lua-release": {"lost_updates=0"}},
 	},
 	{
 		Name: "long-hold", Tests: "the work outlasts the TTL",
@@ -21,12 +25,14 @@ var Scenarios = []Scenario{
 		Predicts: "set-nx-ex and lua-release overlap, set-nx-ex's late DEL frees another's lock (stale release); the watchdog does not overlap",
 		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{8}, Keys: 1,
 		TTL: "200ms", Hold: "400ms", Duration: "3s", Warmup: "0s",
+		Expect: map[string][]string{"set-nx-ex": {"overlaps>0", "stale_releases>0"}, "lua-release": {"overlaps>0", "stale_releases=0"}, "watchdog": {"overlaps=0"}},
 	},
 	{
 		Name: "holder-pause", Tests: "a holder freezes (a stop-the-world pause) for longer than the TTL, renewals too",
 		Source: "Kleppmann 2016 (the GC pause example)", Predicts: "every TTL lock, the watchdog included, lets a second holder in",
 		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{4}, Keys: 1,
 		TTL: "300ms", Hold: "10ms", Duration: "3s", Warmup: "0s", Faults: []string{"at=500ms holder-pause for=1s"},
+		Expect: map[string][]string{"set-nx-ex": {"overlaps>0"}, "lua-release": {"overlaps>0"}, "watchdog": {"overlaps>0"}},
 	},
 	{
 		Name: "holder-crash", Tests: "a holder dies holding the lock",
@@ -34,6 +40,8 @@ var Scenarios = []Scenario{
 		Predicts: "the TTL-less simple lock is lost to the end (timeouts, unavailability); TTL locks come back after one TTL",
 		Variants: []string{"simple", "set-nx-ex", "lua-release", "watchdog"}, Clients: []int{4}, Keys: 1,
 		TTL: "500ms", AcquireTimeout: "700ms", Hold: "1ms", Duration: "3s", Warmup: "0s", Faults: []string{"at=500ms holder-crash"},
+		Expect: map[string][]string{"simple": {"timeouts>0", "unavailable_ms>2000"}, "set-nx-ex": {"unavailable_ms<1000"},
+			"lua-release": {"unavailable_ms<1000"}, "watchdog": {"unavailable_ms<1000"}},
 	},
 	{
 		Name: "crash-before-expire", Tests: "a client dies between SETNX and EXPIRE",
@@ -41,12 +49,14 @@ var Scenarios = []Scenario{
 		Predicts: "setnx-expire comes back after one TTL, through a waiter that finds no expiry and sets it",
 		Variants: []string{"setnx-expire"}, Clients: []int{4}, Keys: 1, TTL: "500ms", Hold: "1ms", Duration: "3s", Warmup: "0s",
 		Faults: []string{"at=500ms step-crash step=after-setnx count=1"},
+		Expect: map[string][]string{"setnx-expire": {"unavailable_ms<1000", "overlaps=0"}},
 	},
 	{
 		Name: "release-race", Tests: "a delay between GET and DEL longer than the rest of the TTL",
 		Source: "seed 002 §1.5", Predicts: "get-del deletes a newer holder's lock (overlaps); lua-release does not",
 		Variants: []string{"get-del", "lua-release"}, Clients: []int{8}, Keys: 1, TTL: "150ms", Hold: "50ms",
 		Duration: "3s", Warmup: "0s", Faults: []string{"at=0s step-delay step=between-get-and-del delay=250ms fraction=0.3"},
+		Expect: map[string][]string{"get-del": {"overlaps>0"}, "lua-release": {"overlaps=0"}},
 	},
 	{
 		Name: "failover", Tests: "the master fails over right after acquisitions; replication is asynchronous",
@@ -54,6 +64,7 @@ var Scenarios = []Scenario{
 		Predicts: "a lock written to the master but not yet to the replica is lost on failover: overlaps are possible",
 		Variants: []string{"lua-release"}, Topology: "local:replicated?replicas=1", Clients: []int{8}, Keys: 1,
 		Hold: "1ms", Duration: "3s", Warmup: "0s", Faults: []string{"at=1s failover node=replica-1"},
+		Expect: map[string][]string{},
 	},
 	{
 		Name: "redlock-minority", Tests: "2 of 5 Redlock masters paused, then killed",
@@ -61,6 +72,7 @@ var Scenarios = []Scenario{
 		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{8}, Keys: 1, Hold: "1ms",
 		Retry: "random:5ms-60ms", Duration: "4s", Warmup: "0s",
 		Faults: []string{"at=500ms pause node=node-1 for=1s", "at=500ms pause node=node-2 for=1s", "at=2s kill node=node-1", "at=2s kill node=node-2"},
+		Expect: map[string][]string{"redlock": {"overlaps=0", "acquisitions>0"}},
 	},
 	{
 		Name: "redlock-majority", Tests: "3 of 5 Redlock masters paused",
@@ -68,6 +80,7 @@ var Scenarios = []Scenario{
 		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{8}, Keys: 1, Hold: "1ms",
 		AcquireTimeout: "300ms", Duration: "3s", Warmup: "0s",
 		Faults: []string{"at=1s pause node=node-1 for=1s", "at=1s pause node=node-2 for=1s", "at=1s pause node=node-3 for=1s"},
+		Expect: map[string][]string{"redlock": {"overlaps=0", "timeouts>0"}},
 	},
 	{
 		Name: "redlock-restart", Tests: "a Redlock master restarts without persistence, at once",
@@ -75,6 +88,7 @@ var Scenarios = []Scenario{
 		Predicts: "an immediate restart forgets locks and can let a second holder in; a restart delayed past the TTL cannot (run with --fault 'at=1s restart node=node-1 delay=2s' to compare)",
 		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=3", Clients: []int{8}, Keys: 1, TTL: "1s", Hold: "200ms",
 		Duration: "4s", Warmup: "0s", Faults: []string{"at=1s restart node=node-1"},
+		Expect: map[string][]string{},
 	},
 	{
 		Name: "client-skew", Tests: "client clocks up to 2 s apart",
@@ -82,6 +96,7 @@ var Scenarios = []Scenario{
 		Predicts: "sem-basic: clients with slow clocks take permits that are not free; sem-fair and sem-locked are not affected by the skew",
 		Variants: []string{"sem-basic", "sem-fair", "sem-locked"}, Clients: []int{32}, Keys: 1, Limit: 5, Hold: "2ms",
 		Duration: "3s", Warmup: "0s", ClockSkew: "uniform:-2s..2s",
+		Expect: map[string][]string{"sem-basic": {"overlaps>0"}, "sem-locked": {"overlaps=0"}},
 	},
 	{
 		Name: "clock-jump", Tests: "every client clock jumps 20 s ahead mid-run",
@@ -89,10 +104,12 @@ var Scenarios = []Scenario{
 		Predicts: "the semaphores that time holders out by client time drop live permits after the jump",
 		Variants: []string{"sem-basic", "sem-fair", "sem-locked"}, Clients: []int{16}, Keys: 1, Limit: 5, TTL: "10s",
 		Hold: "2ms", Duration: "3s", Warmup: "0s", ClockJumps: []string{"+20s@1500ms"},
+		Expect: map[string][]string{},
 	},
 	{
 		Name: "last-permit-race", Tests: "many clients race for the last permits",
 		Source: "seed 000 消除竞争条件", Predicts: "sem-fair admits more holders than its limit; sem-locked never does",
 		Variants: []string{"sem-fair", "sem-locked"}, Clients: []int{32}, Keys: 1, Limit: 5, Hold: "2ms", Duration: "3s", Warmup: "0s",
+		Expect: map[string][]string{"sem-fair": {"overlaps>0"}, "sem-locked": {"overlaps=0"}},
 	},
 }

@@ -18,14 +18,19 @@ var ErrBadRecord = errors.New("not a lockbench record")
 // DefaultPath is the file a run is saved to by default.
 func DefaultPath(runID string) string { return filepath.Join(DefaultDir, runID+".json") }
 
-// Save writes rec to path atomically: to a temporary file in the same
-// directory, synced, then renamed over path. A reader never sees a torn
-// record, and an interrupted save leaves no file behind.
+// Save writes rec to path atomically (see WriteAtomic).
 func Save(rec *Record, path string) error {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: encode record: %w", err)
 	}
+	return WriteAtomic(path, append(data, '\n'))
+}
+
+// WriteAtomic writes data to path through a temporary file in the same
+// directory, synced, then renamed over path: a reader never sees a torn
+// file, and an interrupted write leaves none behind.
+func WriteAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results: %w", err)
@@ -35,7 +40,7 @@ func Save(rec *Record, path string) error {
 		return fmt.Errorf("results: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return fmt.Errorf("results: write %s: %w", path, err)
 	}

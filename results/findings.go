@@ -1,0 +1,118 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ErrBadCheck is wrapped by every Check error about the condition itself.
+var ErrBadCheck = errors.New("bad check")
+
+// figures are the cell figures a check may name.
+var figures = map[string]func(c *Cell) float64{
+	"overlaps":       func(c *Cell) float64 { return float64(c.Violations.Overlaps) },
+	"lost_updates":   func(c *Cell) float64 { return float64(c.Violations.LostUpdates) },
+	"stale_releases": func(c *Cell) float64 { return float64(c.Violations.StaleReleases) },
+	"lease_lost":     func(c *Cell) float64 { return float64(c.Violations.LeaseLost) },
+	"max_occupancy":  func(c *Cell) float64 { return float64(c.Violations.MaxOccupancy) },
+	"unavailable_ms": func(c *Cell) float64 { return c.Violations.LongestUnavailableMS },
+	"timeouts":       func(c *Cell) float64 { return float64(c.Timeouts) },
+	"errors":         func(c *Cell) float64 { return float64(c.Errors) },
+	"acquisitions":   func(c *Cell) float64 { return float64(c.Acquisitions) },
+}
+
+// Check evaluates a condition such as overlaps>0, stale_releases=0 or
+// unavailable_ms<800 on a cell.
+func Check(cond string, c *Cell) (bool, error) {
+	for _, op := range []string{">=", "<=", ">", "<", "="} {
+		name, value, found := strings.Cut(cond, op)
+		if !found {
+			continue
+		}
+		figure, known := figures[name]
+		limit, err := strconv.ParseFloat(value, 64)
+		if !known || err != nil {
+			return false, fmt.Errorf("%w %q", ErrBadCheck, cond)
+		}
+		got := figure(c)
+		switch op {
+		case ">=":
+			return got >= limit, nil
+		case "<=":
+			return got <= limit, nil
+		case ">":
+			return got > limit, nil
+		case "<":
+			return got < limit, nil
+		}
+		return got == limit, nil
+	}
+	return false, fmt.Errorf("%w %q", ErrBadCheck, cond)
+}
+
+// Finding is one scenario's prediction and the record of its run.
+type Finding struct {
+	Name, Tests, Source, Predicts string
+	// Command reproduces the run.
+	Command string
+	// Expect are the checks per variant.
+	Expect map[string][]string
+	Record *Record
+}
+
+// WriteFindings writes the findings report in markdown: per scenario, the
+// source's prediction, the measured outcome per variant, and whether each
+// check held.
+func WriteFindings(w io.Writer, findings []Finding) error {
+	var b strings.Builder
+	agree, disagree := 0, 0
+	for _, f := range findings {
+		fmt.Fprintf(&b, "## %s\n\n%s.\n\n- **Source:** %s\n- **Predicts:** %s\n- **Run:** `%s`\n\n", f.Name, f.Tests, f.Source, f.Predicts, f.Command)
+		if f.Record == nil {
+			b.WriteString("Not run.\n\n")
+			continue
+		}
+		b.WriteString("| variant | acq/s | overlaps | max occ | lost updates | stale releases | lease lost | timeouts | longest unavailable | checks |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+		for i := range f.Record.Cells {
+			c := &f.Record.Cells[i]
+			var verdicts []string
+			for _, cond := range f.Expect[c.Variant] {
+				ok, err := Check(cond, c)
+				switch {
+				case err != nil:
+					verdicts = append(verdicts, err.Error())
+				case ok:
+					agree++
+					verdicts = append(verdicts, "✓ "+cond)
+				default:
+					disagree++
+					verdicts = append(verdicts, "**✗ "+cond+" (disagrees)**")
+				}
+			}
+			if len(verdicts) == 0 {
+				verdicts = []string{"(no check: outcome depends on timing)"}
+			}
+			v := c.Violations
+			lost := strconv.FormatInt(v.LostUpdates, 10)
+			if c.Limit > 1 {
+				lost = "-"
+			}
+			fmt.Fprintf(&b, "| %s | %.0f | %d | %d/%d | %s | %d | %d | %d | %s | %s |\n", c.Variant, c.ThroughputPerS,
+				v.Overlaps, v.MaxOccupancy, max(c.Limit, 1), lost, v.StaleReleases, v.LeaseLost, c.Timeouts,
+				formatMicros(v.LongestUnavailableMS*1000), strings.Join(verdicts, "; "))
+		}
+		b.WriteString("\n")
+		for _, c := range f.Record.Cells {
+			for _, e := range c.Faults {
+				fmt.Fprintf(&b, "- %s: %s %s at %.2fs%s\n", c.Variant, e.Action, e.Node, e.AtS, map[bool]string{true: " (failed: " + e.Error + ")", false: ""}[e.Error != ""])
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := fmt.Fprintf(w, "# Findings\n\nEvery scenario of `lockbench scenarios`, run against the variants it applies to, next to what its source predicts. %d checks agree with the sources, %d disagree.\n\n%s", agree, disagree, b.String())
+	return err
+}

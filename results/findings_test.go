@@ -1,0 +1,44 @@
+package results_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lockbench/lockbench/results"
+)
+
+func TestCheck(t *testing.T) {
+	c := &results.Cell{Acquisitions: 10, Timeouts: 2}
+	c.Violations.Overlaps, c.Violations.LongestUnavailableMS = 3, 750
+	for cond, want := range map[string]bool{
+		"overlaps>0": true, "overlaps=0": false, "overlaps>=3": true, "overlaps<3": false,
+		"unavailable_ms<800": true, "unavailable_ms>2000": false, "timeouts>0": true, "acquisitions<=10": true,
+	} {
+		got, err := results.Check(cond, c)
+		if err != nil || got != want {
+			t.Errorf("Check(%q) = %v, %v; want %v", cond, got, err, want)
+		}
+	}
+	for _, bad := range []string{"overlap>0", "overlaps>x", "overlaps"} {
+		if _, err := results.Check(bad, c); !errors.Is(err, results.ErrBadCheck) {
+			t.Errorf("Check(%q): %v; want ErrBadCheck", bad, err)
+		}
+	}
+}
+
+func TestWriteFindingsMarksDisagreement(t *testing.T) {
+	rec := &results.Record{Cells: []results.Cell{{Variant: "a", Limit: 1}, {Variant: "b", Limit: 1}}}
+	rec.Cells[0].Violations.Overlaps = 5
+	var buf bytes.Buffer
+	err := results.WriteFindings(&buf, []results.Finding{{Name: "x", Tests: "t", Source: "s", Predicts: "p", Command: "c",
+		Expect: map[string][]string{"a": {"overlaps>0"}, "b": {"overlaps>0"}}, Record: rec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "1 checks agree with the sources, 1 disagree") || !strings.Contains(out, "✗ overlaps>0 (disagrees)") {
+		t.Errorf("report:\n%s", out)
+	}
+}
