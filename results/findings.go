@@ -103,7 +103,7 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 			}
 			fmt.Fprintf(&b, "| %s | %.0f | %d | %d/%d | %s | %d | %d | %d | %s | %s |\n", c.Variant, c.ThroughputPerS,
 				v.Overlaps, v.MaxOccupancy, max(c.Limit, 1), lost, v.StaleReleases, v.LeaseLost, c.Timeouts,
-				formatMicros(v.LongestUnavailableMS*1000), strings.Join(verdicts, "; "))
+				FormatMicros(v.LongestUnavailableMS*1000), strings.Join(verdicts, "; "))
 		}
 		b.WriteString("\n")
 		for _, c := range f.Record.Cells {

@@ -68,14 +68,14 @@ var columns = []column{
 	{"clients", func(c *Cell) string { return strconv.Itoa(c.Clients) }, nil},
 	{"offered/s", func(c *Cell) string { return formatRate(c.OfferedPerS) }, openLoop},
 	{"acq/s", func(c *Cell) string { return formatRate(c.ThroughputPerS) }, nil},
-	{"acq p50", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P50) }, nil},
-	{"p99", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P99) }, nil},
-	{"p99.9", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.P999) }, nil},
-	{"max", func(c *Cell) string { return formatMicros(c.AcquireLatencyUS.Max) }, nil},
-	{"raw p99", func(c *Cell) string { return formatMicros(c.AcquireLatencyRawUS.P99) }, openLoop},
-	{"late p99", func(c *Cell) string { return formatMicros(c.LatenessUS.P99) }, openLoop},
+	{"acq p50", func(c *Cell) string { return FormatMicros(c.AcquireLatencyUS.P50) }, nil},
+	{"p99", func(c *Cell) string { return FormatMicros(c.AcquireLatencyUS.P99) }, nil},
+	{"p99.9", func(c *Cell) string { return FormatMicros(c.AcquireLatencyUS.P999) }, nil},
+	{"max", func(c *Cell) string { return FormatMicros(c.AcquireLatencyUS.Max) }, nil},
+	{"raw p99", func(c *Cell) string { return FormatMicros(c.AcquireLatencyRawUS.P99) }, openLoop},
+	{"late p99", func(c *Cell) string { return FormatMicros(c.LatenessUS.P99) }, openLoop},
 	{"dropped", func(c *Cell) string { return strconv.FormatInt(c.Dropped, 10) }, openLoop},
-	{"handoff p50", func(c *Cell) string { return formatMicros(c.HandoffLatencyUS.P50) },
+	{"handoff p50", func(c *Cell) string { return FormatMicros(c.HandoffLatencyUS.P50) },
 		anyCell(func(c *Cell) bool { return c.HandoffLatencyUS.Max > 0 })},
 	{"cmds/acq", func(c *Cell) string { return ratio(c.Commands, c.Acquisitions) }, nil},
 	{"srv cmds/acq", func(c *Cell) string {
@@ -102,7 +102,7 @@ var columns = []column{
 	}, nil},
 	{"lease lost", func(c *Cell) string { return strconv.FormatInt(c.Violations.LeaseLost, 10) }, nil},
 	{"stale rel", func(c *Cell) string { return strconv.FormatInt(c.Violations.StaleReleases, 10) }, nil},
-	{"max unavail", func(c *Cell) string { return formatMicros(c.Violations.LongestUnavailableMS * 1000) }, nil},
+	{"max unavail", func(c *Cell) string { return FormatMicros(c.Violations.LongestUnavailableMS * 1000) }, nil},
 }
 
 // Render writes rec to w in format.
@@ -152,18 +152,26 @@ func failedRow(n int, msg string) []string {
 	return row
 }
 
+// TextTable is the plain ASCII table of lockbench's output, headers as
+// given, rows as row says.
+func TextTable(w io.Writer, row tw.CellConfig) *tablewriter.Table {
+	return newTable(w, row, renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)}))
+}
+
+func newTable(w io.Writer, row tw.CellConfig, r tw.Renderer) *tablewriter.Table {
+	return tablewriter.NewTable(w, tablewriter.WithRenderer(r), tablewriter.WithConfig(tablewriter.Config{
+		Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}},
+		Row:    row,
+	}))
+}
+
 func renderTable(w io.Writer, rec *Record, markdown bool) error {
 	header, body := rows(rec)
-	opts := []tablewriter.Option{tablewriter.WithConfig(tablewriter.Config{
-		Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}},
-		Row:    tw.CellConfig{Alignment: tw.CellAlignment{Global: tw.AlignRight}},
-	})}
+	row := tw.CellConfig{Alignment: tw.CellAlignment{Global: tw.AlignRight}}
+	t := TextTable(w, row)
 	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	} else {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})))
+		t = newTable(w, row, renderer.NewMarkdown())
 	}
-	t := tablewriter.NewTable(w, opts...)
 	t.Header(header)
 	if err := t.Bulk(body); err != nil {
 		return err
@@ -240,11 +248,11 @@ func renderCSV(w io.Writer, rec *Record) error {
 	return cw.Error()
 }
 
-// formatMicros shows a latency in microseconds with a unit that keeps three
+// FormatMicros shows a latency in microseconds with a unit that keeps three
 // significant figures.
-func formatMicros(us float64) string {
+func FormatMicros(us float64) string {
 	switch {
-	case us == 0:
+	case us <= 0:
 		return "-"
 	case us < 1000:
 		return strconv.FormatFloat(us, 'f', 0, 64) + "µs"

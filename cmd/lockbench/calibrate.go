@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lockbench/lockbench/results"
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
@@ -336,12 +336,7 @@ func renderCalibration(w io.Writer, rows []calibrationRow, connections int, miss
 			reference = r.cyclesPerS
 		}
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithConfig(tablewriter.Config{
-			Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}},
-			Row:    tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight}, Global: tw.AlignRight}},
-		}),
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})))
+	t := results.TextTable(w, tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight}, Global: tw.AlignRight}})
 	t.Header([]string{"", "cycles/s", "SET p50", "SET p99", "DEL p50", "DEL p99", "× redis-benchmark"})
 	var body [][]string
 	for _, r := range rows {
@@ -350,7 +345,7 @@ func renderCalibration(w io.Writer, rows []calibrationRow, connections int, miss
 			ratio = strconv.FormatFloat(throughputRatio(r.cyclesPerS, reference), 'f', 2, 64)
 		}
 		body = append(body, []string{r.name, strconv.FormatFloat(r.cyclesPerS, 'f', 0, 64),
-			micros(r.setP50), micros(r.setP99), micros(r.delP50), micros(r.delP99), ratio})
+			results.FormatMicros(r.setP50), results.FormatMicros(r.setP99), results.FormatMicros(r.delP50), results.FormatMicros(r.delP99), ratio})
 	}
 	if err := t.Bulk(body); err != nil {
 		return err
@@ -381,18 +376,4 @@ func renderCalibration(w io.Writer, rows []calibrationRow, connections int, miss
 		}
 	}
 	return nil
-}
-
-// micros shows a latency in microseconds with a unit, as the run table
-// does.
-func micros(us float64) string {
-	switch {
-	case us <= 0:
-		return "-"
-	case us < 1000:
-		return strconv.FormatFloat(us, 'f', 0, 64) + "µs"
-	case us < 1e6:
-		return strconv.FormatFloat(us/1e3, 'f', 2, 64) + "ms"
-	}
-	return strconv.FormatFloat(us/1e6, 'f', 2, 64) + "s"
 }

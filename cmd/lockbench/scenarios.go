@@ -4,9 +4,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lockbench/lockbench/results"
 
 	"github.com/lockbench/lockbench/plan"
 )
@@ -16,12 +16,7 @@ func runScenarios(args []string, stdout, stderr io.Writer) error {
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
-	t := tablewriter.NewTable(stdout,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithConfig(tablewriter.Config{
-			Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}},
-			Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 40}},
-		}))
+	t := results.TextTable(stdout, tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 40}})
 	t.Header([]string{"scenario", "tests", "variants", "predicts", "source"})
 	for _, s := range plan.Scenarios {
 		if err := t.Append([]string{s.Name, s.Tests, strings.Join(s.Variants, ","), s.Predicts, s.Source}); err != nil {

@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lockbench/lockbench/results"
 
 	"github.com/lockbench/lockbench/variants"
 )
@@ -27,12 +27,7 @@ func runVariants(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--format: unknown format %q (known: table, json)", *format)
 	}
-	t := tablewriter.NewTable(stdout,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithConfig(tablewriter.Config{
-			Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}},
-			Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 44}},
-		}))
+	t := results.TextTable(stdout, tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 44}})
 	t.Header([]string{"variant", "kind", "claims", "default retry", "runs on", "source", "how it works"})
 	for _, v := range variants.All() {
 		var shapes []string
