@@ -16,10 +16,9 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/lockbench/lockbench/results"
-
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/workloads"

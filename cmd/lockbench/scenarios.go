@@ -6,9 +6,8 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/lockbench/lockbench/results"
-
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
 )
 
 func runScenarios(args []string, stdout, stderr io.Writer) error {

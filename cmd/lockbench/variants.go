@@ -8,7 +8,6 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/lockbench/lockbench/results"
-
 	"github.com/lockbench/lockbench/variants"
 )
 
