@@ -25,6 +25,11 @@ const (
 	Restart  Kind = "restart"  // kill the node and start it again after Delay, without its data
 	Failover Kind = "failover" // promote the replica Node (SENTINEL FAILOVER, CLUSTER FAILOVER, REPLICAOF NO ONE)
 
+	// Network faults: through an in-process proxy between the clients and
+	// the node; the node itself is not touched.
+	Latency   Kind = "latency"   // every byte to and from Node delayed by Latency ± Jitter, for For
+	Partition Kind = "partition" // no traffic to or from Node for For (connections stay open, silent)
+
 	// Client faults: they act on the clients, not on any server.
 	HolderPause Kind = "holder-pause" // the next holder freezes for For, its renewals too (a stop-the-world pause)
 	HolderCrash Kind = "holder-crash" // the next holder dies holding its lease: no release, no renewal
@@ -33,11 +38,17 @@ const (
 )
 
 // Kinds lists the fault kinds Parse accepts.
-var Kinds = []Kind{Pause, Kill, Restart, Failover, HolderPause, HolderCrash, StepDelay, StepCrash}
+var Kinds = []Kind{Pause, Kill, Restart, Failover, Latency, Partition, HolderPause, HolderCrash, StepDelay, StepCrash}
 
 // OnNode reports whether the kind acts on a node (and so needs a topology
-// lockbench started); the others act on clients.
+// lockbench started).
 func (k Kind) OnNode() bool { return k == Pause || k == Kill || k == Restart || k == Failover }
+
+// OnNetwork reports whether the kind acts on the network to a node.
+func (k Kind) OnNetwork() bool { return k == Latency || k == Partition }
+
+// NamesNode reports whether the kind needs node=.
+func (k Kind) NamesNode() bool { return k.OnNode() || k.OnNetwork() }
 
 // Fault is one scheduled fault.
 type Fault struct {
@@ -59,10 +70,13 @@ type Fault struct {
 	Fraction float64 `json:"fraction,omitempty"`
 	// Count bounds how many times a step fault acts. Default: no bound.
 	Count int `json:"count,omitempty"`
+	// Latency and Jitter of a latency fault.
+	Latency time.Duration `json:"latency_ns,omitempty"`
+	Jitter  time.Duration `json:"jitter_ns,omitempty"`
 }
 
 const examples = "examples: 'at=5s pause node=master for=3s', 'at=2s kill node=node-1', 'at=2s restart node=node-2 delay=1s', " +
-	"'at=3s failover node=replica-1', 'at=1s holder-pause for=2s', 'at=1s holder-crash', " +
+	"'at=3s failover node=replica-1', 'at=1s latency node=master latency=20ms jitter=5ms for=2s', 'at=1s partition node=node-1 for=1s', 'at=1s holder-pause for=2s', 'at=1s holder-crash', " +
 	"'at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5', 'at=0s step-crash step=after-setnx count=1'"
 
 // Parse reads a fault spec: its kind as a bare word and key=value fields
@@ -113,7 +127,7 @@ func Parse(spec string) (Fault, error) {
 				return bad("count=%q is not a whole number of at least 1", value)
 			}
 			f.Count = n
-		case "at", "for", "delay":
+		case "at", "for", "delay", "latency", "jitter":
 			d, err := time.ParseDuration(value)
 			if err != nil || d < 0 || (key == "for" && d == 0) {
 				return bad("%s=%q is not a duration", key, value)
@@ -123,11 +137,15 @@ func Parse(spec string) (Fault, error) {
 				f.At = d
 			case "for":
 				f.For = d
-			default:
+			case "delay":
 				f.Delay = d
+			case "latency":
+				f.Latency = d
+			default:
+				f.Jitter = d
 			}
 		default:
-			return bad("unknown field %q (fields: at, node, for, delay, step, fraction, count)", key)
+			return bad("unknown field %q (fields: at, node, for, delay, latency, jitter, step, fraction, count)", key)
 		}
 	}
 	switch {
@@ -135,12 +153,16 @@ func Parse(spec string) (Fault, error) {
 		return bad("no kind (known: %s)", kindList())
 	case !seen["at"]:
 		return bad("no at=")
-	case f.Kind.OnNode() && f.Node == "":
+	case f.Kind.NamesNode() && f.Node == "":
 		return bad("no node=")
-	case !f.Kind.OnNode() && f.Node != "":
-		return bad("node= goes with node faults, not %s", f.Kind)
-	case seen["for"] && f.Kind != Pause && f.Kind != HolderPause:
-		return bad("for= goes with pause and holder-pause")
+	case !f.Kind.NamesNode() && f.Node != "":
+		return bad("node= goes with node and network faults, not %s", f.Kind)
+	case seen["for"] && f.Kind != Pause && f.Kind != HolderPause && !f.Kind.OnNetwork():
+		return bad("for= goes with pause, holder-pause, latency and partition")
+	case f.Kind == Latency && f.Latency == 0:
+		return bad("latency needs latency=")
+	case (seen["latency"] || seen["jitter"]) && f.Kind != Latency:
+		return bad("latency= and jitter= go with latency")
 	case f.Kind == HolderPause && f.For == 0:
 		return bad("holder-pause needs for=")
 	case seen["delay"] && f.Kind != Restart && f.Kind != StepDelay:
@@ -178,6 +200,12 @@ func (f Fault) String() string {
 	if f.Count > 0 {
 		s += fmt.Sprintf(" count=%d", f.Count)
 	}
+	if f.Latency > 0 {
+		s += fmt.Sprintf(" latency=%v", f.Latency)
+	}
+	if f.Jitter > 0 {
+		s += fmt.Sprintf(" jitter=%v", f.Jitter)
+	}
 	if f.For > 0 {
 		s += fmt.Sprintf(" for=%v", f.For)
 	}
@@ -195,7 +223,7 @@ func Check(faults []Fault, length time.Duration, nodes []string) error {
 		if length > 0 && f.At >= length {
 			return fmt.Errorf("%w %q: at=%v is not within the measured %v", ErrBadFault, f, f.At, length)
 		}
-		if f.Kind.OnNode() && nodes != nil && !slices.Contains(nodes, f.Node) {
+		if f.Kind.NamesNode() && nodes != nil && !slices.Contains(nodes, f.Node) {
 			return fmt.Errorf("%w %q: no node %q (nodes: %s)", ErrBadFault, f, f.Node, strings.Join(nodes, ", "))
 		}
 	}

@@ -19,6 +19,8 @@ func TestParse(t *testing.T) {
 		{"at=1s pause node=master", Fault{At: time.Second, Kind: Pause, Node: "master"}},
 		{"at=1s holder-pause for=2s", Fault{At: time.Second, Kind: HolderPause, For: 2 * time.Second}},
 		{"at=1s holder-crash", Fault{At: time.Second, Kind: HolderCrash}},
+		{"at=1s latency node=master latency=20ms jitter=5ms for=2s", Fault{At: time.Second, Kind: Latency, Node: "master", Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, For: 2 * time.Second}},
+		{"at=1s partition node=node-1", Fault{At: time.Second, Kind: Partition, Node: "node-1"}},
 		{"at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5", Fault{Kind: StepDelay, Step: "between-get-and-del", Delay: 300 * time.Millisecond, Fraction: 0.5}},
 		{"at=0s step-crash step=after-setnx count=1", Fault{Kind: StepCrash, Step: "after-setnx", Fraction: 1, Count: 1}},
 	} {
@@ -45,7 +47,7 @@ func TestParse(t *testing.T) {
 		"at=1s kill node=master at=2s":       "given twice",
 		"at=1s kill node=master color=red":   "unknown field",
 		"at=1s holder-pause":                 "needs for=",
-		"at=1s holder-crash node=master":     "node= goes with node faults",
+		"at=1s holder-crash node=master":     "node= goes with node and network faults",
 		"at=1s step-crash":                   "step= goes with",
 		"at=1s step-delay step=after-setnx":  "needs delay=",
 		"at=1s step-crash step=x fraction=2": "not in (0, 1]",

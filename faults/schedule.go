@@ -23,11 +23,12 @@ type Event struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Run injects the node faults of faults through ctrl, each at start + At,
-// until ctx ends, and
-// returns what it did (client faults are the workload's). A paused node is resumed when its pause ends or, at
+// Run injects the node faults of faults through ctrl and the network
+// faults through net, each at start + At, until ctx ends, and
+// returns what it did (client faults are the workload's). A paused node, a
+// slowed or cut network, is restored when its pause ends or, at
 // the latest, when ctx ends, so no node is left stopped.
-func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, start time.Time) []Event {
+func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, net *Network, start time.Time) []Event {
 	var (
 		mu     sync.Mutex
 		events []Event
@@ -43,7 +44,7 @@ func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, start 
 		mu.Unlock()
 	}
 	for _, f := range faults {
-		if !f.Kind.OnNode() {
+		if !f.Kind.NamesNode() {
 			continue // client faults run inside the workload
 		}
 		wg.Go(func() {
@@ -66,6 +67,18 @@ func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, start 
 				record(f, "restarted", ctrl.Restart(context.WithoutCancel(ctx), f.Node, f.Delay))
 			case Failover:
 				record(f, "failover", ctrl.Promote(context.WithoutCancel(ctx), f.Node))
+			case Latency, Partition:
+				if f.Kind == Latency {
+					record(f, "latency", net.Latency(f.Node, f.Latency.Milliseconds(), f.Jitter.Milliseconds()))
+				} else {
+					record(f, "partition", net.Partition(f.Node))
+				}
+				end := start.Add(f.At + f.For)
+				if f.For == 0 {
+					end = time.Time{}
+				}
+				sleepUntil(ctx, end)
+				record(f, "heal", net.Heal(f.Node))
 			}
 		})
 	}

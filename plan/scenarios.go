@@ -112,4 +112,20 @@ var Scenarios = []Scenario{
 		Variants: []string{"sem-fair", "sem-locked"}, Clients: []int{32}, Keys: 1, Limit: 5, Hold: "2ms", Duration: "3s", Warmup: "0s",
 		Expect: map[string][]string{"sem-fair": {"overlaps>0"}, "sem-locked": {"overlaps=0"}},
 	},
+	{
+		Name: "network-latency", Tests: "20 ms (±5 ms) of network latency to the node for 1 s",
+		Source:   "the Redis distributed-locks page (time spent acquiring counts against the TTL)",
+		Predicts: "acquire latency rises by the round trips; locks keep exclusion (the TTL is far longer)",
+		Variants: []string{"lua-release", "watchdog", "redlock"}, Clients: []int{8}, Keys: 1, Hold: "1ms", Duration: "3s", Warmup: "0s",
+		Faults: []string{"at=1s latency node=master latency=20ms jitter=5ms for=1s"},
+		Expect: map[string][]string{"lua-release": {"overlaps=0"}, "watchdog": {"overlaps=0"}, "redlock": {"overlaps=0"}},
+	},
+	{
+		Name: "partition", Tests: "the clients lose the network to 2 of 5 Redlock masters for 1.5 s",
+		Source: "the Redis distributed-locks page (Redlock)", Predicts: "redlock keeps acquiring through the majority, with no overlaps",
+		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{8}, Keys: 1, Hold: "1ms",
+		Retry: "random:5ms-60ms", Duration: "3s", Warmup: "0s",
+		Faults: []string{"at=500ms partition node=node-1 for=1500ms", "at=500ms partition node=node-2 for=1500ms"},
+		Expect: map[string][]string{"redlock": {"overlaps=0", "acquisitions>0"}},
+	},
 }

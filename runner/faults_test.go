@@ -112,3 +112,48 @@ func TestFailoverFault(t *testing.T) {
 	}
 	t.Logf("failover at %.2fs: %d acquisitions, %d overlaps, %d errors", c.Faults[0].AtS, c.Acquisitions, c.Violations.Overlaps, c.Errors)
 }
+
+// Network faults go through a proxy in front of each node: a partition of
+// 2 of 5 Redlock masters leaves a majority, a latency fault slows every
+// command of its node, and both are undone at their end.
+func TestNetworkFaults(t *testing.T) {
+	rec, err := runner.Run(context.Background(), plan.Plan{
+		Variants: []string{"redlock"}, Clients: []int{4},
+		Topology: topologies.Spec{Name: "local:redlock?nodes=5"},
+		Faults: []faults.Fault{mustFault(t, "at=300ms partition node=node-1 for=600ms"), mustFault(t, "at=300ms partition node=node-2"),
+			mustFault(t, "at=300ms latency node=node-3 latency=20ms for=600ms")},
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 1500 * time.Millisecond},
+	}, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Cells[0]
+	actions := map[string]int{}
+	for _, e := range c.Faults {
+		if e.Error != "" {
+			t.Errorf("fault event %+v", e)
+		}
+		actions[e.Action]++
+	}
+	if actions["partition"] != 2 || actions["latency"] != 1 || actions["heal"] != 3 {
+		t.Errorf("fault events %+v", c.Faults)
+	}
+	// While node-1 and node-2 are cut, a majority needs the slowed node-3.
+	if c.Violations.Overlaps != 0 || c.Acquisitions == 0 || c.AcquireLatencyUS.Max < 20_000 {
+		t.Errorf("%d overlaps, %d acquisitions, acquire max %.0fµs", c.Violations.Overlaps, c.Acquisitions, c.AcquireLatencyUS.Max)
+	}
+}
+
+// A cluster hands clients its nodes' own addresses, so network faults are
+// refused there.
+func TestNetworkFaultsRefusedOnCluster(t *testing.T) {
+	_, err := runner.Run(context.Background(), plan.Plan{
+		Variants: []string{"lua-release"}, Clients: []int{1},
+		Topology: topologies.Spec{Name: "local:cluster?masters=3"},
+		Faults:   []faults.Fault{mustFault(t, "at=100ms latency node=master-1 latency=10ms")},
+		Workload: workloads.Spec{Duration: 300 * time.Millisecond},
+	}, runner.Options{})
+	if !errors.Is(err, faults.ErrBadFault) {
+		t.Errorf("network fault on a cluster: %v; want ErrBadFault", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
@@ -111,9 +112,11 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	return rec, nil
 }
 
-// session is a topology in use and the clients connected to it.
+// session is a topology in use and the clients connected to it, through
+// a proxy when the plan has network faults.
 type session struct {
 	topo    topologies.Topology
+	net     *faults.Network
 	conns   []clients.Client
 	startup time.Duration
 }
@@ -125,12 +128,28 @@ func openSession(ctx context.Context, p plan.Plan) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	conns, err := clients.Connect(ctx, topo.Access(), clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
+	s := &session{topo: topo}
+	access := topo.Access()
+	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNetwork() }) {
+		if s.net, access, err = faults.NewNetwork(access, topo.Nodes()); err != nil {
+			topo.Close()
+			return nil, err
+		}
+	}
+	s.conns, err = clients.Connect(ctx, access, clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
 	if err != nil {
+		s.closeNet()
 		topo.Close()
 		return nil, err
 	}
-	return &session{topo: topo, conns: conns, startup: time.Since(began)}, nil
+	s.startup = time.Since(began)
+	return s, nil
+}
+
+func (s *session) closeNet() {
+	if s.net != nil {
+		s.net.Close()
+	}
 }
 
 // close removes the run's keys, disconnects and stops what the topology
@@ -145,6 +164,7 @@ func (s *session) close(ctx context.Context, library, prefix string) {
 	for _, c := range s.conns {
 		c.Close()
 	}
+	s.closeNet()
 	_ = s.topo.Close()
 }
 
@@ -203,19 +223,24 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 	// cell.
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	faultEvents := make(chan []faults.Event, 1)
+	var scheduled atomic.Bool
 	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
 		go func() {
 			defer close(snapped)
 			before, statsErr = snapshot()
 		}()
-		if ctrl, cerr := topologies.ControllerOf(topo); len(p.Faults) > 0 && cerr == nil {
-			go func() { faultEvents <- faults.Run(faultCtx, p.Faults, ctrl, time.Now()) }()
-		} else {
-			faultEvents <- nil
-		}
+		ctrl, _ := topologies.ControllerOf(topo) // checked before the run: nil only without node faults
+		scheduled.Store(true)
+		go func() { faultEvents <- faults.Run(faultCtx, p.Faults, ctrl, s.net, time.Now()) }()
 	})
 	stopFaults()
+	// The schedule restores what it paused or cut before it returns: the
+	// next cell and the cleanup must find every node answering.
+	var events []faults.Event
+	if scheduled.Load() {
+		events = <-faultEvents
+	}
 	base := results.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
 	if err != nil {
 		base.Error = err.Error()
@@ -228,10 +253,7 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 		return base
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Keys, cell.Limit = base.Variant, base.Client, base.Clients, base.Keys, base.Limit
-	select {
-	case cell.Faults = <-faultEvents:
-	default: // the measured phase never started
-	}
+	cell.Faults = events
 	// Not after an interrupt: a stop must not wait on a server.
 	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
 		select {
