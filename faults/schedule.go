@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -83,15 +84,7 @@ func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, net *N
 		})
 	}
 	wg.Wait()
-	slices.SortFunc(events, func(a, b Event) int {
-		switch {
-		case a.AtS < b.AtS:
-			return -1
-		case a.AtS > b.AtS:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(events, func(a, b Event) int { return cmp.Compare(a.AtS, b.AtS) })
 	return events
 }
 

@@ -1,6 +1,7 @@
 package runner_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +45,9 @@ func TestHolderCrash(t *testing.T) {
 		t.Logf("%s: crashed %d, timeouts %d, longest unavailable %.0fms", c.Variant, c.Violations.Crashed, c.Timeouts, unavailable)
 		if c.Violations.Crashed != 1 {
 			t.Errorf("%s: %d clients crashed, want 1", c.Variant, c.Violations.Crashed)
+		}
+		if len(c.Faults) != 1 || c.Faults[0].Action != "holder-crash" || c.Faults[0].AtS < 0.3 || !strings.HasPrefix(c.Faults[0].Node, "client-") {
+			t.Errorf("%s: fault events %+v; want the crash of one client at 0.3s or later", c.Variant, c.Faults)
 		}
 		if c.Variant == "simple" {
 			if c.Timeouts == 0 || unavailable < 1500 {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
@@ -253,7 +254,8 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 		return base
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Keys, cell.Limit = base.Variant, base.Client, base.Clients, base.Keys, base.Limit
-	cell.Faults = events
+	cell.Faults = append(events, out.FaultEvents...)
+	slices.SortFunc(cell.Faults, func(a, b faults.Event) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server.
 	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
 		select {

@@ -3,11 +3,25 @@ package workloads
 import (
 	"context"
 	"math/rand/v2"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/lockbench/lockbench/faults"
 )
+
+// maxStepEvents bounds the events kept per step fault: a fraction of many
+// thousands of steps would otherwise flood the record (the count of
+// crashes is kept apart).
+const maxStepEvents = 100
+
+// event records that a client fault acted on client c.
+func (d *driver) event(f *clientFault, c *client, action string) {
+	d.eventsMu.Lock()
+	defer d.eventsMu.Unlock()
+	d.events = append(d.events, faults.Event{AtS: time.Since(d.measureAt).Seconds(), Fault: f.String(),
+		Action: action, Node: "client-" + strconv.Itoa(c.index)})
+}
 
 // clientFault is a client fault with its state during a cell.
 type clientFault struct {
@@ -60,8 +74,12 @@ func (c *client) atStep(ctx context.Context, step string) error {
 		if f.Step != step || !c.d.due(f) || rand.Float64() >= f.Fraction {
 			continue
 		}
-		if n := f.acted.Add(1); f.Count > 0 && n > int64(f.Count) {
+		n := f.acted.Add(1)
+		if f.Count > 0 && n > int64(f.Count) {
 			continue
+		}
+		if n <= maxStepEvents {
+			c.d.event(f, c, string(f.Kind)+" at "+step)
 		}
 		switch f.Kind {
 		case faults.StepDelay:

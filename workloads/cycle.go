@@ -64,6 +64,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 
 	entry := c.d.oracle.Enter(k)
 	if f := c.d.holderFault(); f != nil {
+		c.d.event(f, c, string(f.Kind))
 		if f.Kind == faults.HolderCrash {
 			// Dead while holding: it leaves the resource, never releases,
 			// and its renewals stop at their next step.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -87,6 +88,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 		Offered:      d.offered.Load(),
 		Interrupted:  ctx.Err() != nil,
 		ClockOffsets: d.offsets,
+		FaultEvents:  d.events,
 	}
 	out.Measured.Series = withOracle(out.Measured.Series, series)
 	return out, nil
@@ -105,8 +107,11 @@ type driver struct {
 	remaining atomic.Int64 // ops left when spec.Ops > 0
 	offered   atomic.Int64 // open-loop arrivals scheduled in the measured phase
 	offsets   []time.Duration
-	// clientFaults are the holder and step faults of the cell.
+	// clientFaults are the holder and step faults of the cell, events
+	// what they did.
 	clientFaults []*clientFault
+	eventsMu     sync.Mutex
+	events       []faults.Event
 }
 
 func newDriver(spec Spec, newLock NewLock, oracle *metrics.Oracle) (*driver, error) {

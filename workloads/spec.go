@@ -147,4 +147,7 @@ type Outcome struct {
 	Interrupted bool
 	// ClockOffsets are the clients' clock offsets, nil without skew.
 	ClockOffsets []time.Duration
+	// FaultEvents are what the client faults did, timed from the start of
+	// the measured phase.
+	FaultEvents []faults.Event
 }
