@@ -65,7 +65,11 @@ func TestServerCountsCommands(t *testing.T) {
 	if c.Server == nil {
 		t.Fatal("no server cost in the record")
 	}
-	n, slack := c.Acquisitions, int64(2*8) // cycles in flight at either snapshot
+	// The servers' counters are read while the clients run: cycles in
+	// flight at either snapshot, and those sent while the snapshot
+	// connects, blur the count by a few commands.
+	n := c.Acquisitions
+	slack := 2*8 + n/200
 	by := c.Server.ByCommand
 	sent := by["set"] + by["evalsha"] + by["eval"]
 	t.Logf("%d acquisitions: server %v; client-side %d commands; %.1f µs Redis CPU per acquisition", n, by, c.Commands, c.Server.CPUMicrosPerAcquisition)
