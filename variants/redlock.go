@@ -38,11 +38,20 @@ func (r *redlock) nodeTimeout() time.Duration {
 	return min(max(r.cfg.TTL/100, 5*time.Millisecond), 50*time.Millisecond)
 }
 
+// releaseTimeout bounds a release or an extension on one node. It is
+// longer than the acquire's: nothing waits on it past the majority, and a
+// release that gives up on a slow but live node leaves a fragment of the
+// lock there until the TTL, which with only a bare majority alive blocks
+// the lock for everyone.
+func (r *redlock) releaseTimeout() time.Duration {
+	return min(max(r.cfg.TTL/10, r.nodeTimeout()), time.Second)
+}
+
 func (r *redlock) Acquire(ctx context.Context, name string) (Lease, error) {
 	return r.acquire(ctx, func(ctx context.Context) (Lease, error) {
 		l := &redlockLease{r: r, key: r.key(name), token: r.token()}
 		began := time.Now()
-		acked, wait := r.onAll(ctx, func(ctx context.Context, conn Conn) bool {
+		acked, wait := r.onAll(ctx, r.nodeTimeout(), func(ctx context.Context, conn Conn) bool {
 			reply, err := conn.Do(ctx, Cmd("SET", l.key, l.token, "NX", "PX", r.ttlMillis()))
 			return err == nil && reply != nil
 		})
@@ -64,17 +73,17 @@ func (r *redlock) Acquire(ctx context.Context, name string) (Lease, error) {
 	})
 }
 
-// onAll runs op on every node at once, each bounded by the node timeout,
+// onAll runs op on every node at once, each bounded by timeout,
 // and returns how many succeeded as soon as a quorum has: a slow or dead
 // minority does not slow the majority down. The ops still running go on,
 // detached from ctx's cancellation, so every node is still sent its
 // command; wait blocks until they are all done.
-func (r *redlock) onAll(ctx context.Context, op func(context.Context, Conn) bool) (ok int, wait func()) {
+func (r *redlock) onAll(ctx context.Context, timeout time.Duration, op func(context.Context, Conn) bool) (ok int, wait func()) {
 	ctx = context.WithoutCancel(ctx)
 	results := make(chan bool, len(r.cfg.Conns))
 	for _, conn := range r.cfg.Conns {
 		go func() {
-			nctx, cancel := context.WithTimeout(ctx, r.nodeTimeout())
+			nctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			results <- op(nctx, conn)
 		}()
@@ -111,7 +120,7 @@ func (l *redlockLease) ValidUntil() time.Time { return l.validUntil }
 // Release deletes the key on every node where it still holds the token;
 // ErrLeaseLost when fewer than a majority still held it.
 func (l *redlockLease) Release(ctx context.Context) error {
-	deleted, _ := l.r.onAll(ctx, func(ctx context.Context, conn Conn) bool {
+	deleted, _ := l.r.onAll(ctx, l.r.releaseTimeout(), func(ctx context.Context, conn Conn) bool {
 		n, err := compareDel.Run(ctx, conn, []string{l.key}, l.token)
 		return err == nil && n == int64(1)
 	})
@@ -125,7 +134,7 @@ func (l *redlockLease) Release(ctx context.Context) error {
 // and renews its validity; ErrLeaseLost without a majority.
 func (l *redlockLease) Refresh(ctx context.Context) error {
 	began := time.Now()
-	extended, _ := l.r.onAll(ctx, func(ctx context.Context, conn Conn) bool {
+	extended, _ := l.r.onAll(ctx, l.r.releaseTimeout(), func(ctx context.Context, conn Conn) bool {
 		n, err := comparePExpire.Run(ctx, conn, []string{l.key}, l.token, l.r.ttlMillis())
 		return err == nil && n == int64(1)
 	})
