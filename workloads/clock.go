@@ -12,11 +12,6 @@ import (
 // ParseJump.
 var ErrBadClock = errors.New("workloads: bad clock setting")
 
-type clockError struct{ msg string }
-
-func (e *clockError) Error() string { return e.msg }
-func (e *clockError) Unwrap() error { return ErrBadClock }
-
 // Skew spreads the clients' clocks: each client's clock runs at a fixed
 // offset from the machine's, drawn uniformly from [Min, Max] (a fixed offset
 // when Min == Max). The zero value is no skew.
@@ -31,7 +26,7 @@ const maxSkew = 24 * time.Hour
 // ParseSkew parses a skew.
 func ParseSkew(s string) (Skew, error) {
 	bad := func(why string) (Skew, error) {
-		return Skew{}, &clockError{fmt.Sprintf("%q %s (examples: +200ms, -1s, uniform:-500ms..500ms)", s, why)}
+		return Skew{}, &inputError{fmt.Sprintf("%q %s (examples: +200ms, -1s, uniform:-500ms..500ms)", s, why), ErrBadClock}
 	}
 	if body, ok := strings.CutPrefix(s, "uniform:"); ok {
 		lo, hi, ok := strings.Cut(body, "..")
@@ -90,7 +85,7 @@ func ParseJump(s string) (Jump, error) {
 	jump, err1 := time.ParseDuration(by)
 	when, err2 := time.ParseDuration(at)
 	if !ok || err1 != nil || err2 != nil || jump == 0 || when < 0 || (by[0] != '+' && by[0] != '-') {
-		return Jump{}, &clockError{fmt.Sprintf("%q is not a clock jump (examples: +2s@5s jumps every client clock 2s ahead 5s into the cell, -1s@10s)", s)}
+		return Jump{}, &inputError{fmt.Sprintf("%q is not a clock jump (examples: +2s@5s jumps every client clock 2s ahead 5s into the cell, -1s@10s)", s), ErrBadClock}
 	}
 	return Jump{By: jump, At: when}, nil
 }

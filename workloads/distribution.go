@@ -16,16 +16,19 @@ var ErrBadDistribution = errors.New("workloads: bad duration or distribution")
 // distributionExamples ends every parse error message.
 const distributionExamples = "(examples: 2ms, exp:2ms, uniform:1ms-5ms, normal:10ms,2ms)"
 
-// parseError is an error of ParseDistribution. Its message says what was
-// wrong without naming the sentinel, so that a command line can prefix it with
-// the flag name ("--hold: ..."); it wraps [ErrBadDistribution].
-type parseError struct{ msg string }
+// inputError is an error of the package's parsers. Its message says what
+// was wrong without naming the sentinel, so that a command line can prefix
+// it with the flag name ("--hold: ..."); errors.Is matches the sentinel.
+type inputError struct {
+	msg      string
+	sentinel error
+}
 
-func (e *parseError) Error() string { return e.msg }
-func (e *parseError) Unwrap() error { return ErrBadDistribution }
+func (e *inputError) Error() string { return e.msg }
+func (e *inputError) Unwrap() error { return e.sentinel }
 
 func badDistribution(format string, args ...any) error {
-	return &parseError{msg: fmt.Sprintf(format, args...) + " " + distributionExamples}
+	return &inputError{msg: fmt.Sprintf(format, args...) + " " + distributionExamples, sentinel: ErrBadDistribution}
 }
 
 // kind is the shape of a Distribution.

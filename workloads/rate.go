@@ -12,11 +12,6 @@ import (
 // ParseStages.
 var ErrBadRate = errors.New("workloads: bad rate")
 
-type rateError struct{ msg string }
-
-func (e *rateError) Error() string { return e.msg }
-func (e *rateError) Unwrap() error { return ErrBadRate }
-
 // ParseRate parses an open loop's rate: arrivals per second, optionally
 // with their spacing: 5000, constant:5000 or poisson:5000.
 func ParseRate(s string) (rate float64, arrivals string, err error) {
@@ -26,7 +21,7 @@ func ParseRate(s string) (rate float64, arrivals string, err error) {
 	}
 	rate, perr := strconv.ParseFloat(num, 64)
 	if (arrivals != "constant" && arrivals != "poisson") || perr != nil || !(rate > 0) || rate > 1e7 {
-		return 0, "", &rateError{fmt.Sprintf("%q is not a rate (a positive number of acquisitions per second: 5000, constant:5000, poisson:5000)", s)}
+		return 0, "", &inputError{fmt.Sprintf("%q is not a rate (a positive number of acquisitions per second: 5000, constant:5000, poisson:5000)", s), ErrBadRate}
 	}
 	return rate, arrivals, nil
 }
@@ -40,7 +35,7 @@ func ParseStages(s string) ([]Stage, error) {
 		dur, derr := time.ParseDuration(d)
 		rate, rerr := strconv.ParseFloat(r, 64)
 		if !ok || derr != nil || rerr != nil || dur <= 0 || rate < 0 || rate > 1e7 {
-			return nil, &rateError{fmt.Sprintf("%q is not a stage (DURATION:RATE, e.g. 10s:1000,20s:5000,10s:0)", part)}
+			return nil, &inputError{fmt.Sprintf("%q is not a stage (DURATION:RATE, e.g. 10s:1000,20s:5000,10s:0)", part), ErrBadRate}
 		}
 		stages = append(stages, Stage{Duration: dur, Rate: rate})
 	}
