@@ -1,57 +1,11 @@
 package results
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 )
-
-// ErrBadCheck is wrapped by every Check error about the condition itself.
-var ErrBadCheck = errors.New("bad check")
-
-// figures are the cell figures a check may name.
-var figures = map[string]func(c *Cell) float64{
-	"overlaps":       func(c *Cell) float64 { return float64(c.Violations.Overlaps) },
-	"lost_updates":   func(c *Cell) float64 { return float64(c.Violations.LostUpdates) },
-	"stale_releases": func(c *Cell) float64 { return float64(c.Violations.StaleReleases) },
-	"lease_lost":     func(c *Cell) float64 { return float64(c.Violations.LeaseLost) },
-	"max_occupancy":  func(c *Cell) float64 { return float64(c.Violations.MaxOccupancy) },
-	"unavailable_ms": func(c *Cell) float64 { return c.Violations.LongestUnavailableMS },
-	"timeouts":       func(c *Cell) float64 { return float64(c.Timeouts) },
-	"errors":         func(c *Cell) float64 { return float64(c.Errors) },
-	"acquisitions":   func(c *Cell) float64 { return float64(c.Acquisitions) },
-}
-
-// Check evaluates a condition such as overlaps>0, stale_releases=0 or
-// unavailable_ms<800 on a cell.
-func Check(cond string, c *Cell) (bool, error) {
-	for _, op := range []string{">=", "<=", ">", "<", "="} {
-		name, value, found := strings.Cut(cond, op)
-		if !found {
-			continue
-		}
-		figure, known := figures[name]
-		limit, err := strconv.ParseFloat(value, 64)
-		if !known || err != nil {
-			return false, fmt.Errorf("%w %q", ErrBadCheck, cond)
-		}
-		got := figure(c)
-		switch op {
-		case ">=":
-			return got >= limit, nil
-		case "<=":
-			return got <= limit, nil
-		case ">":
-			return got > limit, nil
-		case "<":
-			return got < limit, nil
-		}
-		return got == limit, nil
-	}
-	return false, fmt.Errorf("%w %q", ErrBadCheck, cond)
-}
 
 // Finding is one scenario's prediction and the record of its run.
 type Finding struct {

@@ -42,3 +42,33 @@ func TestWriteFindingsMarksDisagreement(t *testing.T) {
 		t.Errorf("report:\n%s", out)
 	}
 }
+
+func TestParseThreshold(t *testing.T) {
+	c := &results.Cell{ThroughputPerS: 1500}
+	c.AcquireLatencyUS.P99 = 4200 // µs
+	c.Violations.Overlaps = 0
+	for text, want := range map[string]bool{
+		"acquire.p99<5ms": true, "acquire.p99 < 4ms": false, "acquire.p99<=4200": true, "acquire.p99>4.2ms": false,
+		"overlaps==0": true, "overlaps=0": true, "overlaps!=0": false, "throughput>=1000": true, "throughput<1000": false,
+	} {
+		th, err := results.ParseThreshold(text)
+		if err != nil {
+			t.Errorf("ParseThreshold(%q): %v", text, err)
+			continue
+		}
+		if got, _ := th.Holds(c); got != want {
+			t.Errorf("%q holds = %v, want %v", text, got, want)
+		}
+	}
+	for text, why := range map[string]string{
+		"acquire.p99":          "METRIC OP VALUE",
+		"latency<5ms":          "unknown metric",
+		"overlaps<lots":        "not a number",
+		"throughput>5ms":       "not a number",
+		"acquire.p99<5parsecs": "not a number or a duration",
+	} {
+		if _, err := results.ParseThreshold(text); !errors.Is(err, results.ErrBadCheck) || !strings.Contains(err.Error(), why) {
+			t.Errorf("ParseThreshold(%q) = %v; want ErrBadCheck saying %q", text, err, why)
+		}
+	}
+}

@@ -17,14 +17,18 @@ import (
 // Exit statuses.
 const (
 	exitOK          = 0
+	exitThresholds  = 1   // a --check did not hold
 	exitUsage       = 2   // bad flags, values, URLs, or an unreachable target
 	exitRunFailed   = 3   // the run itself failed
 	exitInterrupted = 130 // stopped by SIGINT or SIGTERM; what was measured is saved
 )
 
 // errInterrupted reports a run stopped by a signal after it saved what it
-// measured.
-var errInterrupted = errors.New("interrupted")
+// measured; errThresholds a run whose --check thresholds failed.
+var (
+	errInterrupted = errors.New("interrupted")
+	errThresholds  = errors.New("thresholds failed")
+)
 
 // usageError is bad input: its message names the flag and what it accepts.
 type usageError struct{ err error }
@@ -123,6 +127,9 @@ func exitStatus(err error, stderr io.Writer) int {
 		return exitInterrupted
 	}
 	fmt.Fprintln(stderr, "lockbench: "+strings.ReplaceAll(err.Error(), "\n", " "))
+	if errors.Is(err, errThresholds) {
+		return exitThresholds
+	}
 	var ue usageError
 	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) ||
 		errors.Is(err, faults.ErrBadFault) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -212,5 +213,31 @@ func TestFaultRefusedOnExternalServer(t *testing.T) {
 		"--variants", "lua-release", "--duration", "2s", "--out", filepath.Join(t.TempDir(), "never.json"))
 	if status != exitUsage || !strings.Contains(stderr, "not a node lockbench started") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("status %d, stderr %q; want exit 2 and one line refusing the fault", status, stderr)
+	}
+}
+
+// --check thresholds decide the exit status: 0 when all hold, 1 when one
+// fails (listed on stderr), 2 when one does not parse.
+func TestCheckExitStatus(t *testing.T) {
+	ep := topotest.Endpoint(t)
+	base := []string{"run", "--target", "redis://" + ep.Addr, "--variants", "none,lua-release", "--clients", "4",
+		"--duration", "300ms", "--warmup", "0", "--out", filepath.Join(t.TempDir(), "run.json")}
+	for _, tc := range []struct {
+		checks []string
+		status int
+		stderr string
+	}{
+		{[]string{"acquisitions>0", "acquire.p99<10s"}, exitOK, ""},
+		{[]string{"overlaps==0"}, exitThresholds, "check failed: none, 4 clients: overlaps==0"},
+		{[]string{"overlaps=="}, exitUsage, "--check"},
+	} {
+		args := slices.Clone(base)
+		for _, c := range tc.checks {
+			args = append(args, "--check", c)
+		}
+		_, stderr, status := runCLI(t, args...)
+		if status != tc.status || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("%v: status %d, stderr %q; want %d mentioning %q", tc.checks, status, stderr, tc.status, tc.stderr)
+		}
 	}
 }

@@ -42,6 +42,7 @@ type runOptions struct {
 	clockJumps     []string
 	faults         []string
 	scenario       string
+	checks         []string
 	format         string
 	out            string
 }
@@ -83,6 +84,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1' (repeatable)")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock at a point of each cell: +2s@5s (repeatable)")
 	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
+	fs.StringArrayVar(&o.checks, "check", nil, "a threshold every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
 	if help, err = parse(fs, args); help || err != nil {
 		return o, p, help, err
@@ -169,6 +171,11 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 	if o.limit < 1 {
 		return plan.Plan{}, usagef("--limit: must be at least 1 (got %d)", o.limit)
 	}
+	for _, c := range o.checks {
+		if _, err := results.ParseThreshold(c); err != nil {
+			return plan.Plan{}, usagef("--check: %w", err)
+		}
+	}
 	var schedule []faults.Fault
 	for _, spec := range o.faults {
 		f, err := faults.Parse(spec)
@@ -249,6 +256,17 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	fmt.Fprintf(stderr, "lockbench: record saved to %s\n", out)
 	if rec.Interrupted {
 		return errInterrupted
+	}
+	var thresholds []results.Threshold
+	for _, c := range o.checks {
+		t, _ := results.ParseThreshold(c) // checked with the flags
+		thresholds = append(thresholds, t)
+	}
+	if failed := results.Evaluate(rec, thresholds); len(failed) > 0 {
+		for _, f := range failed {
+			fmt.Fprintln(stderr, "lockbench: check failed: "+f.String())
+		}
+		return fmt.Errorf("%w: %d of %d checks failed", errThresholds, len(failed), len(thresholds)*len(rec.Cells))
 	}
 	return nil
 }
