@@ -1,0 +1,44 @@
+package main
+
+import (
+	"io"
+	"strings"
+
+	"github.com/lockbench/lockbench/results"
+)
+
+// runMerge combines records of shards of one load into one.
+func runMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("merge", stderr)
+	out := fs.StringP("out", "o", "", "the merged record (required)")
+	format := fs.String("format", "table", "what to print: "+strings.Join(results.Formats, ", "))
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if fs.NArg() < 2 {
+		return usagef("merge: give at least two records (lockbench merge A.json B.json -o merged.json)")
+	}
+	if *out == "" {
+		return usagef("--out: the merged record needs a file (-o merged.json)")
+	}
+	if err := results.CheckFormat(*format); err != nil {
+		return usagef("--format: %w", err)
+	}
+	var recs []*results.Record
+	for _, path := range fs.Args() {
+		rec, err := results.Load(path)
+		if err != nil {
+			return usageError{err}
+		}
+		recs = append(recs, rec)
+	}
+	merged, err := results.Merge(recs)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := results.Save(merged, *out); err != nil {
+		return err
+	}
+	return results.Render(stdout, merged, *format)
+}

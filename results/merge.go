@@ -1,0 +1,163 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/lockbench/lockbench/metrics"
+)
+
+// ErrIncompatible is returned by Merge for records that did not measure the
+// same thing.
+var ErrIncompatible = errors.New("records do not fit together")
+
+// cellKey identifies a cell across records.
+type cellKey struct {
+	variant, client, topology string
+	clients, keys, limit      int
+}
+
+func keyOf(c *Cell) cellKey {
+	return cellKey{c.Variant, c.Client, c.Topology, c.Clients, c.Keys, c.Limit}
+}
+
+// Merge combines records of the same configuration that ran side by side
+// (shards of one load) into one: histograms are merged exactly, counters
+// and throughputs summed, maxima kept; percentiles come from the merged
+// histograms. Jain's index, which needs every client's count, is the
+// lowest of the records'.
+func Merge(recs []*Record) (*Record, error) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%w: no records", ErrIncompatible)
+	}
+	first, err := json.Marshal(recs[0].Config)
+	if err != nil {
+		return nil, err
+	}
+	out := *recs[0]
+	out.Cells = nil
+	index := map[cellKey]int{}
+	for i, r := range recs {
+		if cfg, _ := json.Marshal(r.Config); string(cfg) != string(first) {
+			return nil, fmt.Errorf("%w: record %d (run %s) has another configuration than record 1 (run %s)", ErrIncompatible, i+1, r.RunID, recs[0].RunID)
+		}
+		out.Interrupted = out.Interrupted || r.Interrupted
+		if r.Finished.After(out.Finished) {
+			out.Finished = r.Finished
+		}
+		for _, c := range r.Cells {
+			j, seen := index[keyOf(&c)]
+			if !seen {
+				index[keyOf(&c)] = len(out.Cells)
+				out.Cells = append(out.Cells, c)
+				continue
+			}
+			if err := mergeCell(&out.Cells[j], &c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &out, nil
+}
+
+// mergeCell adds b into a.
+func mergeCell(a, b *Cell) error {
+	a.Interrupted = a.Interrupted || b.Interrupted
+	a.ElapsedS = max(a.ElapsedS, b.ElapsedS)
+	a.Acquisitions += b.Acquisitions
+	a.ThroughputPerS += b.ThroughputPerS
+	a.OfferedPerS += b.OfferedPerS
+	a.Dropped += b.Dropped
+	a.Attempts += b.Attempts
+	a.FailedAttempts += b.FailedAttempts
+	a.Timeouts += b.Timeouts
+	a.Errors += b.Errors
+	a.Commands += b.Commands
+	if a.Acquisitions > 0 {
+		a.CommandsPerAcquisition = float64(a.Commands) / float64(a.Acquisitions)
+	}
+	a.Fairness.Clients += b.Fairness.Clients
+	a.Fairness.MinPerClient = min(a.Fairness.MinPerClient, b.Fairness.MinPerClient)
+	a.Fairness.MaxPerClient = max(a.Fairness.MaxPerClient, b.Fairness.MaxPerClient)
+	a.Fairness.Jain = min(a.Fairness.Jain, b.Fairness.Jain)
+	v, w := &a.Violations, b.Violations
+	v.Overlaps += w.Overlaps
+	v.MaxOccupancy = max(v.MaxOccupancy, w.MaxOccupancy)
+	v.TimeOverLimitMS += w.TimeOverLimitMS
+	v.LostUpdates += w.LostUpdates
+	v.CriticalSections += w.CriticalSections
+	v.LeaseLost += w.LeaseLost
+	v.Abandoned += w.Abandoned
+	v.StaleReleases += w.StaleReleases
+	v.LongestUnavailableMS = max(v.LongestUnavailableMS, w.LongestUnavailableMS)
+	v.Crashed += w.Crashed
+	a.Warmup.Acquisitions += b.Warmup.Acquisitions
+	a.Warmup.Errors += b.Warmup.Errors
+	a.Warmup.Timeouts += b.Warmup.Timeouts
+	a.Faults = append(a.Faults, b.Faults...)
+	if a.Server != nil && b.Server != nil {
+		cost := a.Server.ServerCost
+		cost.Commands += b.Server.Commands
+		cost.CPUSeconds += b.Server.CPUSeconds
+		cost.Housekeeping += b.Server.Housekeeping
+		for name, n := range b.Server.ByCommand {
+			cost.ByCommand[name] += n
+		}
+		a.Server = NewServerCost(cost, a.Acquisitions)
+	} else {
+		a.Server = nil // one shard without: the sum would be short
+	}
+	for i, s := range b.Series {
+		if i == len(a.Series) {
+			a.Series = append(a.Series, metrics.Second{T: i})
+		}
+		t := &a.Series[i]
+		t.Acquisitions += s.Acquisitions
+		t.FailedAttempts += s.FailedAttempts
+		t.Errors += s.Errors
+		t.Timeouts += s.Timeouts
+		t.Dropped += s.Dropped
+		t.Overlaps += s.Overlaps
+		t.Holders += s.Holders
+		t.AcquireP99US = max(t.AcquireP99US, s.AcquireP99US) // per-second p50/p99 are not kept as histograms
+		t.AcquireP50US = max(t.AcquireP50US, s.AcquireP50US)
+	}
+	for _, h := range []struct {
+		into *string
+		from string
+		lat  *metrics.Latency
+	}{
+		{&a.Histograms.Acquire, b.Histograms.Acquire, &a.AcquireLatencyUS},
+		{&a.Histograms.AcquireRaw, b.Histograms.AcquireRaw, &a.AcquireLatencyRawUS},
+		{&a.Histograms.Release, b.Histograms.Release, &a.ReleaseLatencyUS},
+		{&a.Histograms.Hold, b.Histograms.Hold, &a.HoldTimeUS},
+		{&a.Histograms.Handoff, b.Histograms.Handoff, &a.HandoffLatencyUS},
+	} {
+		merged, err := mergeEncoded(*h.into, h.from)
+		if err != nil {
+			return fmt.Errorf("results: merge %s: %w", a.Variant, err)
+		}
+		encoded, err := metrics.EncodeHistogram(merged)
+		if err != nil {
+			return err
+		}
+		*h.into, *h.lat = encoded, metrics.Quantiles(merged)
+	}
+	return nil
+}
+
+func mergeEncoded(a, b string) (*hdrhistogram.Histogram, error) {
+	ha, err := metrics.DecodeHistogram(a)
+	if err != nil {
+		return nil, err
+	}
+	hb, err := metrics.DecodeHistogram(b)
+	if err != nil {
+		return nil, err
+	}
+	ha.Merge(hb)
+	return ha, nil
+}
