@@ -5,6 +5,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -217,8 +218,13 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 		statsErr  error
 		snapped   = make(chan struct{})
 	)
+	stats, _ := openSnapshots(ctx, topo.Access(), topo.Nodes(), p.Client) // a node left out only weakens the cost
+	defer stats.close()
 	snapshot := func() ([]metrics.ServerSnapshot, error) {
-		return snapshotServers(context.WithoutCancel(ctx), topo.Access(), topo.Nodes(), p.Client)
+		if len(stats.nodes) == 0 {
+			return nil, errors.New("runner: no data node to snapshot")
+		}
+		return stats.take(context.WithoutCancel(ctx))
 	}
 	// The fault schedule starts with the measured phase and ends with the
 	// cell.

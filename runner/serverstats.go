@@ -32,38 +32,83 @@ const snapshotTimeout = 2 * time.Second
 // Commands that Lua scripts run count in commandstats as if a client had
 // sent them: to Redis a lua-release cycle is SET, EVALSHA, GET and DEL.
 func snapshotServers(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) ([]metrics.ServerSnapshot, error) {
-	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
-	defer cancel()
-	targets, err := dataNodes(ctx, access, nodes, library)
-	if err != nil {
+	s, err := openSnapshots(ctx, access, nodes, library)
+	defer s.close()
+	if err != nil && len(s.nodes) == 0 {
 		return nil, err
 	}
-	snaps := make([]metrics.ServerSnapshot, len(targets))
+	snaps, terr := s.take(ctx)
+	return snaps, errors.Join(err, terr)
+}
+
+// snapshots are connections to every data node, opened ahead so that
+// taking a snapshot is one INFO per node: a snapshot taken as a measured
+// phase starts must not lag it by the time connections take to open.
+type snapshots struct {
+	nodes []topologies.Node
+	conns []clients.Client
+}
+
+// openSnapshots connects to every data node (see snapshotServers); nodes
+// that do not answer are left out and named in the error.
+func openSnapshots(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) (*snapshots, error) {
+	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
+	defer cancel()
+	s := &snapshots{}
+	targets, err := dataNodes(ctx, access, nodes, library)
+	if err != nil {
+		return s, err
+	}
+	conns := make([]clients.Client, len(targets))
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
 	for i, node := range targets {
-		wg.Go(func() { snaps[i], errs[i] = snapshotNode(ctx, node, library) })
+		wg.Go(func() {
+			if conns[i], errs[i] = connect(ctx, node.Endpoint, library); errs[i] != nil {
+				errs[i] = fmt.Errorf("runner: snapshot of %s (%s): %w", node.Name, node.Endpoint.Addr, errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i, c := range conns {
+		if errs[i] == nil {
+			s.nodes, s.conns = append(s.nodes, targets[i]), append(s.conns, c)
+		}
+	}
+	return s, errors.Join(errs...)
+}
+
+// take sends INFO to every node at once, within snapshotTimeout.
+func (s *snapshots) take(ctx context.Context) ([]metrics.ServerSnapshot, error) {
+	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
+	defer cancel()
+	snaps := make([]metrics.ServerSnapshot, len(s.nodes))
+	errs := make([]error, len(s.nodes))
+	var wg sync.WaitGroup
+	for i, node := range s.nodes {
+		wg.Go(func() { snaps[i], errs[i] = snapshotNode(ctx, s.conns[i], node) })
 	}
 	wg.Wait()
 	var answered []metrics.ServerSnapshot
-	for i, s := range snaps {
+	for i, snap := range snaps {
 		if errs[i] == nil {
-			answered = append(answered, s)
+			answered = append(answered, snap)
 		}
 	}
 	return answered, errors.Join(errs...)
 }
 
-// snapshotNode connects to node, takes its snapshot and closes.
-func snapshotNode(ctx context.Context, node topologies.Node, library string) (metrics.ServerSnapshot, error) {
+func (s *snapshots) close() {
+	for _, c := range s.conns {
+		c.Close()
+	}
+}
+
+// snapshotNode takes node's snapshot over c.
+func snapshotNode(ctx context.Context, c clients.Client, node topologies.Node) (metrics.ServerSnapshot, error) {
 	fail := func(err error) (metrics.ServerSnapshot, error) {
 		return metrics.ServerSnapshot{}, fmt.Errorf("runner: snapshot of %s (%s): %w", node.Name, node.Endpoint.Addr, err)
 	}
-	c, err := connect(ctx, node.Endpoint, library)
-	if err != nil {
-		return fail(err)
-	}
-	defer c.Close()
 	// One INFO, so that one call of lockbench's lands between two snapshots.
 	reply, err := c.Do(ctx, variants.Bare("INFO", "commandstats", "cpu", "replication"))
 	var se *variants.ServerError
