@@ -19,28 +19,6 @@ import (
 // snapshotTimeout bounds one snapshot of every data node of a topology.
 const snapshotTimeout = 2 * time.Second
 
-// snapshotServers asks every data node of the topology, at once, for its
-// commandstats, CPU time and role, on a connection of its own (with the
-// endpoint's credentials and TLS) that it closes again; sentinels are left
-// out. The data nodes are the masters and replicas among nodes; for a
-// cluster, those and the masters CLUSTER NODES names that are not listed;
-// for an external Sentinel topology that lists only sentinels, the master
-// they name. The whole call takes at most snapshotTimeout. A node that does
-// not answer is missing from the snapshots and named in the error, so the
-// snapshots of the others are still returned.
-//
-// Commands that Lua scripts run count in commandstats as if a client had
-// sent them: to Redis a lua-release cycle is SET, EVALSHA, GET and DEL.
-func snapshotServers(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) ([]metrics.ServerSnapshot, error) {
-	s, err := openSnapshots(ctx, access, nodes, library)
-	defer s.close()
-	if err != nil && len(s.nodes) == 0 {
-		return nil, err
-	}
-	snaps, terr := s.take(ctx)
-	return snaps, errors.Join(err, terr)
-}
-
 // snapshots are connections to every data node, opened ahead so that
 // taking a snapshot is one INFO per node: a snapshot taken as a measured
 // phase starts must not lag it by the time connections take to open.
@@ -49,8 +27,15 @@ type snapshots struct {
 	conns []clients.Client
 }
 
-// openSnapshots connects to every data node (see snapshotServers); nodes
-// that do not answer are left out and named in the error.
+// openSnapshots connects to every data node of the topology, with the
+// endpoint's credentials and TLS, within snapshotTimeout. The data nodes
+// are the masters and replicas among nodes (never sentinels); for a
+// cluster, those and the masters CLUSTER NODES names that are not listed;
+// for an external Sentinel topology that lists only sentinels, the master
+// they name. A node that does not answer is left out and named in the
+// error. Commands that Lua scripts run count in commandstats as if a
+// client had sent them: to Redis a lua-release cycle is SET, EVALSHA, GET
+// and DEL.
 func openSnapshots(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) (*snapshots, error) {
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()

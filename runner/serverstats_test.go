@@ -302,3 +302,14 @@ func TestSnapshotUnansweringNode(t *testing.T) {
 		t.Logf("%s: %v after %v", lib, err, took.Round(time.Millisecond))
 	}
 }
+
+// snapshotServers opens, takes and closes one set of snapshots.
+func snapshotServers(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) ([]metrics.ServerSnapshot, error) {
+	s, err := openSnapshots(ctx, access, nodes, library)
+	defer s.close()
+	if err != nil && len(s.nodes) == 0 {
+		return nil, err
+	}
+	snaps, terr := s.take(ctx)
+	return snaps, errors.Join(err, terr)
+}
