@@ -48,6 +48,10 @@ type Plan struct {
 	Faults []faults.Fault `json:"faults,omitempty"`
 	// Scenario names the scenario the plan came from, if any.
 	Scenario string `json:"scenario,omitempty"`
+	// Repeat runs every cell this many times, with fresh keys, the
+	// repetitions interleaved (all cells once, then all again) so that a
+	// drift of the machine spreads over every cell. Default 1.
+	Repeat int `json:"repeat"`
 }
 
 // WithDefaults returns p with every unset optional field at its default.
@@ -66,6 +70,9 @@ func (p Plan) WithDefaults() Plan {
 	}
 	if p.Workload.Keys <= 0 {
 		p.Workload.Keys = 1
+	}
+	if p.Repeat <= 0 {
+		p.Repeat = 1
 	}
 	return p
 }

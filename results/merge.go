@@ -18,10 +18,11 @@ var ErrIncompatible = errors.New("records do not fit together")
 type cellKey struct {
 	variant, client, topology string
 	clients, keys, limit      int
+	repetition                int
 }
 
 func keyOf(c *Cell) cellKey {
-	return cellKey{c.Variant, c.Client, c.Topology, c.Clients, c.Keys, c.Limit}
+	return cellKey{c.Variant, c.Client, c.Topology, c.Clients, c.Keys, c.Limit, c.Repetition}
 }
 
 // Merge combines records of the same configuration that ran side by side

@@ -17,7 +17,7 @@ import (
 
 // SchemaVersion is the version of the record format written here. Readers
 // refuse records of another version.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Record is everything one run measured, with the configuration that
 // produced it.
@@ -72,6 +72,8 @@ type Cell struct {
 	Topology string `json:"topology"`
 	Clients  int    `json:"clients"`
 	Keys     int    `json:"keys"`
+	// Repetition numbers the runs of one cell under --repeat, from 1.
+	Repetition int `json:"repetition"`
 	// Limit is the holders the oracle admits per key: 1 for a lock, the
 	// permits of a semaphore.
 	Limit int `json:"limit"`

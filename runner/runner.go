@@ -35,7 +35,15 @@ type Options struct {
 	// with the time that took.
 	OnTopology func(t topologies.Topology, startup time.Duration)
 	// OnCell, when set, is called before each cell starts.
-	OnCell func(index, total int, variant string, clients int)
+	OnCell func(CellStart)
+}
+
+// CellStart says which cell is about to run.
+type CellStart struct {
+	Index, Total       int // from 0, of all cells and repetitions
+	Variant            string
+	Clients            int
+	Repetition, Repeat int // from 1
 }
 
 // NewRunID returns a run id: UTC start time and 6 random hex digits.
@@ -83,30 +91,31 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 		opts.OnTopology(s.topo, s.startup)
 	}
 
-	total, index := len(p.Variants)*len(p.Clients), 0
-	for _, variant := range p.Variants {
-		for _, n := range p.Clients {
-			if ctx.Err() != nil {
-				break
-			}
-			if opts.OnCell != nil {
-				opts.OnCell(index, total, variant, n)
-			}
-			cellPrefix := fmt.Sprintf("%sc%d:", prefix, index)
-			var cell results.Cell
-			if len(p.Faults) > 0 && index > 0 {
-				s.close(ctx, p.Client, prefix)
-				if s, err = openSession(ctx, p); err != nil {
-					s = &session{} // nothing to close
-					cell = results.Cell{Variant: variant, Client: p.Client, Clients: n, Error: err.Error()}
+	total, index := p.Repeat*len(p.Variants)*len(p.Clients), 0
+	for rep := 1; rep <= p.Repeat; rep++ {
+		for _, variant := range p.Variants {
+			for _, n := range p.Clients {
+				if ctx.Err() != nil {
+					break
 				}
+				if opts.OnCell != nil {
+					opts.OnCell(CellStart{Index: index, Total: total, Variant: variant, Clients: n, Repetition: rep, Repeat: p.Repeat})
+				}
+				var cell results.Cell
+				if len(p.Faults) > 0 && index > 0 {
+					s.close(ctx, p.Client, prefix)
+					if s, err = openSession(ctx, p); err != nil {
+						s = &session{} // nothing to close
+						cell = results.Cell{Variant: variant, Client: p.Client, Clients: n, Error: err.Error()}
+					}
+				}
+				if cell.Error == "" {
+					cell = runCell(ctx, p, s, variant, n, fmt.Sprintf("%sc%d:", prefix, index))
+				}
+				cell.Topology, cell.Repetition = rec.Topology.Name, rep
+				rec.Cells = append(rec.Cells, cell)
+				index++
 			}
-			if cell.Error == "" {
-				cell = runCell(ctx, p, s, variant, n, cellPrefix)
-			}
-			cell.Topology = rec.Topology.Name
-			rec.Cells = append(rec.Cells, cell)
-			index++
 		}
 	}
 	rec.Interrupted = ctx.Err() != nil

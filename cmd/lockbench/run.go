@@ -43,6 +43,7 @@ type runOptions struct {
 	faults         []string
 	scenario       string
 	checks         []string
+	repeat         int
 	format         string
 	out            string
 }
@@ -83,6 +84,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	fs.StringArrayVar(&o.faults, "fault", nil, "a fault beside each cell's measured phase, on a topology lockbench starts: "+
 		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1' (repeatable)")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock at a point of each cell: +2s@5s (repeatable)")
+	fs.IntVar(&o.repeat, "repeat", 1, "run every cell this many times (interleaved, fresh keys); the table shows medians and spread, the record keeps every repetition")
 	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	fs.StringArrayVar(&o.checks, "check", nil, "a threshold every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
@@ -171,6 +173,9 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 	if o.limit < 1 {
 		return plan.Plan{}, usagef("--limit: must be at least 1 (got %d)", o.limit)
 	}
+	if o.repeat < 1 {
+		return plan.Plan{}, usagef("--repeat: must be at least 1 (got %d)", o.repeat)
+	}
 	for _, c := range o.checks {
 		if _, err := results.ParseThreshold(c); err != nil {
 			return plan.Plan{}, usagef("--check: %w", err)
@@ -207,6 +212,7 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks,
 			Rate: rate, Arrivals: arrivals, Stages: stages},
 		TTL: o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit, Faults: schedule, Scenario: o.scenario,
+		Repeat: o.repeat,
 	}.WithDefaults()
 	if err := p.Validate(); err != nil {
 		flag := "--variants"
@@ -232,8 +238,12 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		OnTopology: func(t topologies.Topology, startup time.Duration) {
 			fmt.Fprintf(stderr, "lockbench: topology %s at %s (up in %.2fs)\n", t.Name(), describeNodes(t.Nodes()), startup.Seconds())
 		},
-		OnCell: func(i, total int, variant string, clients int) {
-			fmt.Fprintf(stderr, "lockbench: [%d/%d] %s, %d clients\n", i+1, total, variant, clients)
+		OnCell: func(c runner.CellStart) {
+			rep := ""
+			if c.Repeat > 1 {
+				rep = fmt.Sprintf(", repetition %d/%d", c.Repetition, c.Repeat)
+			}
+			fmt.Fprintf(stderr, "lockbench: [%d/%d] %s, %d clients%s\n", c.Index+1, c.Total, c.Variant, c.Clients, rep)
 		},
 	}
 	rec, err := runner.Run(ctx, p, opts)
