@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,13 +89,15 @@ func TestLoadRejectsBadRecords(t *testing.T) {
 		}
 		return p
 	}())
+	schema := fmt.Sprintf(`"schema": %d`, results.SchemaVersion)
 	for name, content := range map[string]string{
 		"empty":     "",
 		"not json":  "hello",
 		"truncated": string(good[:len(good)/2]),
-		"schema":    strings.Replace(string(good), `"schema": 1`, `"schema": 99`, 1),
-		"other":     `{"schema": 1, "tool": "vegeta"}`,
-		"unknown":   strings.Replace(string(good), `"schema": 1`, `"schema": 1, "surprise": true`, 1),
+		"schema":    strings.Replace(string(good), schema, `"schema": 99`, 1),
+		"older":     strings.Replace(string(good), schema, `"schema": 1`, 1),
+		"other":     `{` + schema + `, "tool": "vegeta"}`,
+		"unknown":   strings.Replace(string(good), schema, schema+`, "surprise": true`, 1),
 	} {
 		p := filepath.Join(dir, name+".json")
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
