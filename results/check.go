@@ -12,35 +12,76 @@ import (
 // ErrBadCheck is wrapped by every error about a check's text.
 var ErrBadCheck = errors.New("bad check")
 
-// metric is a figure of a cell that checks can name; latencies are in
-// microseconds and their limits may be written as durations (5ms).
-type metric struct {
-	value   func(c *Cell) float64
-	latency bool
+// ErrUnknownMetric is wrapped by LookupFigure's error.
+var ErrUnknownMetric = errors.New("unknown metric")
+
+// Figure is a named figure of a cell, as checks, comparisons and sweeps
+// name it. Latencies are in microseconds, and their limits may be written
+// as durations (5ms).
+type Figure struct {
+	Name  string
+	Value func(c *Cell) float64
+	// Latency marks figures in microseconds.
+	Latency bool
+	// HigherIsBetter marks throughput-like figures; for every other figure
+	// lower is better.
+	HigherIsBetter bool
 }
 
-var figures = map[string]metric{
-	"throughput":     {func(c *Cell) float64 { return c.ThroughputPerS }, false},
-	"acquisitions":   {func(c *Cell) float64 { return float64(c.Acquisitions) }, false},
-	"acquire.p50":    {func(c *Cell) float64 { return c.AcquireLatencyUS.P50 }, true},
-	"acquire.p90":    {func(c *Cell) float64 { return c.AcquireLatencyUS.P90 }, true},
-	"acquire.p99":    {func(c *Cell) float64 { return c.AcquireLatencyUS.P99 }, true},
-	"acquire.p999":   {func(c *Cell) float64 { return c.AcquireLatencyUS.P999 }, true},
-	"acquire.max":    {func(c *Cell) float64 { return c.AcquireLatencyUS.Max }, true},
-	"release.p99":    {func(c *Cell) float64 { return c.ReleaseLatencyUS.P99 }, true},
-	"handoff.p99":    {func(c *Cell) float64 { return c.HandoffLatencyUS.P99 }, true},
-	"overlaps":       {func(c *Cell) float64 { return float64(c.Violations.Overlaps) }, false},
-	"lost_updates":   {func(c *Cell) float64 { return float64(c.Violations.LostUpdates) }, false},
-	"stale_releases": {func(c *Cell) float64 { return float64(c.Violations.StaleReleases) }, false},
-	"lease_lost":     {func(c *Cell) float64 { return float64(c.Violations.LeaseLost) }, false},
-	"max_occupancy":  {func(c *Cell) float64 { return float64(c.Violations.MaxOccupancy) }, false},
-	"unavailable_ms": {func(c *Cell) float64 { return c.Violations.LongestUnavailableMS }, false},
-	"timeouts":       {func(c *Cell) float64 { return float64(c.Timeouts) }, false},
-	"errors":         {func(c *Cell) float64 { return float64(c.Errors) }, false},
-	"dropped":        {func(c *Cell) float64 { return float64(c.Dropped) }, false},
-	"server.cpu_us": {func(c *Cell) float64 {
-		return serverValue(c, func(s *ServerCost) float64 { return s.CPUMicrosPerAcquisition })
-	}, false},
+// Format shows a value of the figure: a latency with its unit, a count as
+// an integer, others with up to three decimals.
+func (f Figure) Format(v float64) string {
+	if f.Latency {
+		return FormatMicros(v)
+	}
+	if v == float64(int64(v)) {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+var figures = map[string]Figure{}
+
+func init() {
+	for _, f := range []Figure{
+		{"throughput", func(c *Cell) float64 { return c.ThroughputPerS }, false, true},
+		{"acquisitions", func(c *Cell) float64 { return float64(c.Acquisitions) }, false, true},
+		{"acquire.p50", func(c *Cell) float64 { return c.AcquireLatencyUS.P50 }, true, false},
+		{"acquire.p90", func(c *Cell) float64 { return c.AcquireLatencyUS.P90 }, true, false},
+		{"acquire.p99", func(c *Cell) float64 { return c.AcquireLatencyUS.P99 }, true, false},
+		{"acquire.p999", func(c *Cell) float64 { return c.AcquireLatencyUS.P999 }, true, false},
+		{"acquire.max", func(c *Cell) float64 { return c.AcquireLatencyUS.Max }, true, false},
+		{"release.p99", func(c *Cell) float64 { return c.ReleaseLatencyUS.P99 }, true, false},
+		{"handoff.p50", func(c *Cell) float64 { return c.HandoffLatencyUS.P50 }, true, false},
+		{"handoff.p99", func(c *Cell) float64 { return c.HandoffLatencyUS.P99 }, true, false},
+		{"overlaps", func(c *Cell) float64 { return float64(c.Violations.Overlaps) }, false, false},
+		{"lost_updates", func(c *Cell) float64 { return float64(c.Violations.LostUpdates) }, false, false},
+		{"stale_releases", func(c *Cell) float64 { return float64(c.Violations.StaleReleases) }, false, false},
+		{"lease_lost", func(c *Cell) float64 { return float64(c.Violations.LeaseLost) }, false, false},
+		{"max_occupancy", func(c *Cell) float64 { return float64(c.Violations.MaxOccupancy) }, false, false},
+		{"unavailable_ms", func(c *Cell) float64 { return c.Violations.LongestUnavailableMS }, false, false},
+		{"timeouts", func(c *Cell) float64 { return float64(c.Timeouts) }, false, false},
+		{"errors", func(c *Cell) float64 { return float64(c.Errors) }, false, false},
+		{"dropped", func(c *Cell) float64 { return float64(c.Dropped) }, false, false},
+		{"server.cpu_us", func(c *Cell) float64 {
+			return serverValue(c, func(s *ServerCost) float64 { return s.CPUMicrosPerAcquisition })
+		}, false, false},
+		{"server.cmds", func(c *Cell) float64 {
+			return serverValue(c, func(s *ServerCost) float64 { return s.CommandsPerAcquisition })
+		}, false, false},
+	} {
+		figures[f.Name] = f
+	}
+}
+
+// LookupFigure returns the figure called name; the error names the known
+// ones.
+func LookupFigure(name string) (Figure, error) {
+	f, ok := figures[name]
+	if !ok {
+		return Figure{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownMetric, name, metricNames())
+	}
+	return f, nil
 }
 
 func serverValue(c *Cell, f func(*ServerCost) float64) float64 {
@@ -70,17 +111,17 @@ func ParseThreshold(text string) (Threshold, error) {
 			continue
 		}
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		m, known := figures[name]
-		if !known {
-			return Threshold{}, fmt.Errorf("%w %q: unknown metric %q (known: %s)", ErrBadCheck, text, name, metricNames())
+		m, err := LookupFigure(name)
+		if err != nil {
+			return Threshold{}, fmt.Errorf("%w %q: %w", ErrBadCheck, text, err)
 		}
 		limit, err := strconv.ParseFloat(value, 64)
-		if d, derr := time.ParseDuration(value); err != nil && m.latency && derr == nil {
+		if d, derr := time.ParseDuration(value); err != nil && m.Latency && derr == nil {
 			limit, err = float64(d)/float64(time.Microsecond), nil
 		}
 		if err != nil {
 			return Threshold{}, fmt.Errorf("%w %q: %q is not a number%s", ErrBadCheck, text, value,
-				map[bool]string{true: " or a duration", false: ""}[m.latency])
+				map[bool]string{true: " or a duration", false: ""}[m.Latency])
 		}
 		if op == "=" {
 			op = "=="
@@ -101,7 +142,7 @@ func metricNames() string {
 
 // Holds reports whether the threshold holds on c, and the figure it read.
 func (t Threshold) Holds(c *Cell) (bool, float64) {
-	got := figures[t.metric].value(c)
+	got := figures[t.metric].Value(c)
 	switch t.op {
 	case "<":
 		return got < t.limit, got
@@ -135,11 +176,7 @@ type Failure struct {
 }
 
 func (f Failure) String() string {
-	got := strconv.FormatFloat(f.Got, 'f', -1, 64)
-	if figures[f.Threshold.metric].latency {
-		got = FormatMicros(f.Got)
-	}
-	return fmt.Sprintf("%s, %d clients: %s (got %s)", f.Cell.Variant, f.Cell.Clients, f.Threshold.Text, got)
+	return fmt.Sprintf("%s, %d clients: %s (got %s)", f.Cell.Variant, f.Cell.Clients, f.Threshold.Text, figures[f.Threshold.metric].Format(f.Got))
 }
 
 // Evaluate checks every threshold on every cell of rec that ran, and
