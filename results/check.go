@@ -179,18 +179,19 @@ func (f Failure) String() string {
 	return fmt.Sprintf("%s, %d clients: %s (got %s)", f.Cell.Variant, f.Cell.Clients, f.Threshold.Text, figures[f.Threshold.metric].Format(f.Got))
 }
 
-// Evaluate checks every threshold on every cell of rec that ran, and
-// returns the ones that failed.
+// Evaluate checks every threshold on every cell of rec that ran (on its
+// summary over repetitions: medians, and violations totalled), and returns
+// the ones that failed.
 func Evaluate(rec *Record, thresholds []Threshold) []Failure {
 	var failed []Failure
-	for i := range rec.Cells {
-		c := &rec.Cells[i]
+	for _, g := range Groups(rec) {
+		c := g.Summary()
 		if c.Error != "" {
 			continue
 		}
 		for _, t := range thresholds {
-			if ok, got := t.Holds(c); !ok {
-				failed = append(failed, Failure{Cell: c, Threshold: t, Got: got})
+			if ok, got := t.Holds(&c); !ok {
+				failed = append(failed, Failure{Cell: &c, Threshold: t, Got: got})
 			}
 		}
 	}

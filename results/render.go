@@ -38,6 +38,13 @@ type column struct {
 	shown  func(rec *Record) bool // nil: always
 }
 
+// spreads are the figures whose spread over repetitions a table shows
+// beside their median, by column.
+var spreads = map[string]func(c *Cell) float64{
+	"acq/s": func(c *Cell) float64 { return c.ThroughputPerS },
+	"p99":   func(c *Cell) float64 { return c.AcquireLatencyUS.P99 },
+}
+
 // anyCell reports whether some cell of rec satisfies f.
 func anyCell(f func(c *Cell) bool) func(rec *Record) bool {
 	return func(rec *Record) bool {
@@ -128,11 +135,14 @@ func rows(rec *Record) (header []string, body [][]string) {
 			header = append(header, col.header)
 		}
 	}
-	for i := range rec.Cells {
-		c := &rec.Cells[i]
+	for _, g := range Groups(rec) {
+		c := g.Summary()
 		row := make([]string, len(shown))
 		for j, col := range shown {
-			row[j] = col.value(c)
+			row[j] = col.value(&c)
+			if f := spreads[col.header]; f != nil && len(g.Cells) > 1 {
+				row[j] += fmt.Sprintf(" ±%.0f%%", 100*Spread(g.Values(Figure{Value: f})))
+			}
 		}
 		if c.Error != "" {
 			row = append(row[:2], failedRow(len(shown)-2, c.Error)...)
@@ -212,6 +222,9 @@ func Notes(rec *Record) []string {
 	if !rec.Topology.Representative {
 		notes = append(notes, "WARNING: embedded miniredis, not a real Redis server: latency and throughput are not representative.")
 	}
+	if Repeated(rec) {
+		notes = append(notes, fmt.Sprintf("%d repetitions per cell: figures are medians, ± the spread (max-min)/median; timeouts, errors, dropped and violations are totals over the repetitions, max occ and max unavail the worst", rec.Config.Repeat))
+	}
 	if rec.Interrupted {
 		notes = append(notes, "INTERRUPTED: the run was stopped early; figures cover only what ran.")
 	}
@@ -220,7 +233,7 @@ func Notes(rec *Record) []string {
 
 func renderCSV(w io.Writer, rec *Record) error {
 	cw := csv.NewWriter(w)
-	header := []string{"variant", "client", "topology", "clients", "keys", "limit", "elapsed_s", "acquisitions", "throughput_per_s",
+	header := []string{"variant", "client", "topology", "clients", "keys", "limit", "repetition", "elapsed_s", "acquisitions", "throughput_per_s",
 		"acquire_p50_us", "acquire_p90_us", "acquire_p99_us", "acquire_p999_us", "acquire_max_us",
 		"release_p50_us", "release_p99_us", "attempts", "failed_attempts", "timeouts", "errors", "commands",
 		"commands_per_acquisition", "jain", "min_per_client", "max_per_client",
@@ -233,7 +246,7 @@ func renderCSV(w io.Writer, rec *Record) error {
 	for _, c := range rec.Cells {
 		a := c.AcquireLatencyUS
 		if err := cw.Write([]string{c.Variant, c.Client, c.Topology, strconv.Itoa(c.Clients), strconv.Itoa(c.Keys), strconv.Itoa(c.Limit),
-			f(c.ElapsedS), n(c.Acquisitions), f(c.ThroughputPerS),
+			strconv.Itoa(c.Repetition), f(c.ElapsedS), n(c.Acquisitions), f(c.ThroughputPerS),
 			f(a.P50), f(a.P90), f(a.P99), f(a.P999), f(a.Max),
 			f(c.ReleaseLatencyUS.P50), f(c.ReleaseLatencyUS.P99), n(c.Attempts), n(c.FailedAttempts), n(c.Timeouts),
 			n(c.Errors), n(c.Commands), f(c.CommandsPerAcquisition), f(c.Fairness.Jain),
