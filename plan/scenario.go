@@ -40,6 +40,7 @@ type Scenario struct {
 	ClockSkew      string   `yaml:"clock_skew"`
 	ClockJumps     []string `yaml:"clock_jumps"`
 	Faults         []string `yaml:"faults"`
+	Repeat         int      `yaml:"repeat"`
 	// Expect turns Predicts into checks, per variant: conditions on the
 	// cell's figures such as overlaps>0, stale_releases=0,
 	// unavailable_ms<800 (see results.Check).
@@ -67,6 +68,9 @@ func (s Scenario) Args() []string {
 	}
 	if s.Limit > 0 {
 		add("limit", strconv.Itoa(s.Limit))
+	}
+	if s.Repeat > 0 {
+		add("repeat", strconv.Itoa(s.Repeat))
 	}
 	add("ttl", s.TTL)
 	add("hold", s.Hold)

@@ -32,6 +32,8 @@ type Record struct {
 	Config      plan.Plan    `json:"config"`
 	Topology    TopologyInfo `json:"topology"`
 	Cells       []Cell       `json:"cells"`
+	// Sweep is set on the records of lockbench sweep.
+	Sweep *Sweep `json:"sweep,omitempty"`
 }
 
 // Host describes the machine that ran the load.

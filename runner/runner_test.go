@@ -30,8 +30,8 @@ func runPlan(t *testing.T, p plan.Plan) *results.Record {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if len(rec.Cells) != len(p.Variants)*len(p.Clients) {
-		t.Fatalf("got %d cells, want %d", len(rec.Cells), len(p.Variants)*len(p.Clients))
+	if want := p.WithDefaults().Repeat * len(p.Variants) * len(p.Clients); len(rec.Cells) != want {
+		t.Fatalf("got %d cells, want %d", len(rec.Cells), want)
 	}
 	for _, c := range rec.Cells {
 		if c.Error != "" {

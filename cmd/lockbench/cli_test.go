@@ -95,6 +95,18 @@ func TestBadInput(t *testing.T) {
 		{"stray argument", []string{"run", "extra"}, []string{`"extra"`}},
 		{"unknown command", []string{"bench"}, []string{`"bench"`, "run"}},
 		{"variants format", []string{"variants", "--format", "xml"}, []string{"--format"}},
+		{"zero repeat", []string{"run", "--repeat", "0"}, []string{"--repeat", "at least 1"}},
+		{"sweep bad slo", []string{"sweep", "--slo", "acquire.p99<fast"}, []string{"--slo", "acquire.p99<fast", "duration"}},
+		{"sweep slo unknown metric", []string{"sweep", "--slo", "latency<5ms"}, []string{"--slo", "unknown metric", "acquire.p99"}},
+		{"sweep falling clients", []string{"sweep", "--clients", "8,4"}, []string{"--clients", "rise", "8,4"}},
+		{"sweep falling rates", []string{"sweep", "--rates", "2000,1000"}, []string{"--rates", "rising", "1000,2000,4000"}},
+		{"sweep rate not a number", []string{"sweep", "--rates", "fast"}, []string{"--rates"}},
+		{"sweep max cpu", []string{"sweep", "--max-cpu", "1.5"}, []string{"--max-cpu", "(0, 1]"}},
+		{"sweep min gain", []string{"sweep", "--min-gain", "0"}, []string{"--min-gain", "0.05"}},
+		{"sweep target rate", []string{"sweep", "--target-rate", "-1"}, []string{"--target-rate"}},
+		{"sweep repeat", []string{"sweep", "--repeat", "3"}, []string{"--repeat", "once"}},
+		{"sweep check", []string{"sweep", "--check", "overlaps==0"}, []string{"--check", "--slo"}},
+		{"sweep rate", []string{"sweep", "--rate", "1000"}, []string{"--rate", "--rates"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			began := time.Now()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
@@ -63,6 +65,16 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // parseRun parses the flags of run into its options and plan.
 func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help bool, err error) {
 	fs := newFlagSet("run", stderr)
+	o.register(fs)
+	if help, err = parse(fs, args); help || err != nil {
+		return o, p, help, err
+	}
+	p, err = o.plan(fs.Changed("duration"))
+	return o, p, false, err
+}
+
+// register defines the flags of a run on fs.
+func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.variants, "variants", defaultVariants, "variants to run, comma-separated (see lockbench variants)")
 	fs.IntSliceVar(&o.clients, "clients", []int{16}, "concurrent clients; a comma list runs each count")
 	fs.StringVar(&o.client, "client", clients.Names[0], "client library: "+strings.Join(clients.Names, " or "))
@@ -88,11 +100,6 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	fs.StringArrayVar(&o.checks, "check", nil, "a threshold every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
-	if help, err = parse(fs, args); help || err != nil {
-		return o, p, help, err
-	}
-	p, err = o.plan(fs.Changed("duration"))
-	return o, p, false, err
 }
 
 // plan checks the flags and turns them into a plan. Every error names its

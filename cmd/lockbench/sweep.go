@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
+)
+
+// Defaults of sweep where they differ from run's.
+var (
+	sweepClients  = []int{1, 2, 4, 8, 16, 32, 64, 128}
+	sweepDuration = 5 * time.Second
+	sweepRateCap  = 64
+)
+
+// sweepOptions are sweep's own flags, beside those of a run.
+type sweepOptions struct {
+	slo        []string
+	rates      []string
+	minGain    float64
+	targetRate float64
+	maxCPU     float64
+}
+
+// runSweep steps clients or offered rate upward per variant, fits the
+// scalability model and plans shards.
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	args, err := withScenario(args)
+	if err != nil {
+		return err
+	}
+	fs := newFlagSet("sweep", stderr)
+	var o runOptions
+	var so sweepOptions
+	o.register(fs)
+	fs.StringArrayVar(&so.slo, "slo", nil, "a threshold every step must meet, e.g. 'acquire.p99<5ms' (repeatable); the first step that breaks it is the variant's last")
+	fs.StringSliceVar(&so.rates, "rates", nil, "sweep the offered rate instead of clients: 1000,2000,4000 (open loop; --clients caps the clients in progress, default 64)")
+	fs.Float64Var(&so.minGain, "min-gain", 0.05, "throughput gain over the best step that counts as rising; two steps in a row without it end the variant's sweep")
+	fs.Float64Var(&so.targetRate, "target-rate", 0, "acquisitions per second to plan Redis shards for, from the CPU per acquisition at the best step within the SLO")
+	fs.Float64Var(&so.maxCPU, "max-cpu", 0.7, "planned busy fraction of each shard's Redis core, in (0, 1]")
+	fs.Lookup("clients").DefValue = intList(sweepClients)
+	fs.Lookup("clients").Usage = "client counts to step through, ascending"
+	fs.Lookup("duration").DefValue = sweepDuration.String()
+	if help, err := parse(fs, args); help || err != nil {
+		return err
+	}
+	if !fs.Changed("clients") {
+		o.clients = sweepClients
+		if len(so.rates) > 0 {
+			o.clients = []int{sweepRateCap}
+		}
+	}
+	if !fs.Changed("duration") && !fs.Changed("ops") {
+		o.duration = sweepDuration
+	}
+	for _, refused := range []struct{ flag, instead string }{
+		{"repeat", "a sweep runs each step once"}, {"check", "give the thresholds with --slo"},
+		{"rate", "give the steps with --rates"}, {"stages", "give the steps with --rates"},
+	} {
+		if fs.Changed(refused.flag) {
+			return usagef("--%s: not for sweep: %s", refused.flag, refused.instead)
+		}
+	}
+	opts, err := so.options(o.clients)
+	if err != nil {
+		return err
+	}
+	p, err := o.plan(fs.Changed("duration"))
+	if err != nil {
+		return err
+	}
+	warnEvenRedlock(stderr, p.Topology)
+	opts.OnStep = func(variant string, step int, label string) {
+		fmt.Fprintf(stderr, "lockbench: sweep %s, step %d: %s\n", variant, step+1, label)
+	}
+	rec, err := runner.Sweep(ctx, p, opts, runner.Options{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return err
+	}
+	out := o.out
+	if out == "" {
+		out = results.DefaultPath(rec.RunID)
+	}
+	if err := results.Save(rec, out); err != nil {
+		return err
+	}
+	if o.format == "json" || o.format == "csv" {
+		err = results.Render(stdout, rec, o.format)
+	} else {
+		err = results.RenderSweep(stdout, rec, o.format == "markdown")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "lockbench: record saved to %s\n", out)
+	if rec.Interrupted {
+		return errInterrupted
+	}
+	return nil
+}
+
+// options checks sweep's flags and turns them into the runner's options.
+func (so sweepOptions) options(clients []int) (runner.SweepOptions, error) {
+	opts := runner.SweepOptions{Clients: clients, MinGain: so.minGain, TargetRate: so.targetRate, MaxUtilization: so.maxCPU}
+	if !slices.IsSorted(clients) || len(slices.Compact(slices.Clone(clients))) != len(clients) {
+		return opts, usagef("--clients: the steps must rise (got %s)", intList(clients))
+	}
+	for _, r := range so.rates {
+		rate, err := strconv.ParseFloat(r, 64)
+		if err != nil || rate <= 0 || (len(opts.Rates) > 0 && rate <= opts.Rates[len(opts.Rates)-1]) {
+			return opts, usagef("--rates: want rising positive rates per second such as 1000,2000,4000 (got %q)", strings.Join(so.rates, ","))
+		}
+		opts.Rates = append(opts.Rates, rate)
+	}
+	if len(opts.Rates) > 0 {
+		opts.Clients = nil
+	}
+	for _, text := range so.slo {
+		t, err := results.ParseThreshold(text)
+		if err != nil {
+			return opts, usagef("--slo: %w", err)
+		}
+		opts.SLO = append(opts.SLO, t)
+	}
+	if so.minGain <= 0 || so.minGain >= 1 {
+		return opts, usagef("--min-gain: want a fraction in (0, 1) such as 0.05 (got %v)", so.minGain)
+	}
+	if so.targetRate < 0 {
+		return opts, usagef("--target-rate: want acquisitions per second, 0 or more (got %v)", so.targetRate)
+	}
+	if so.maxCPU <= 0 || so.maxCPU > 1 {
+		return opts, usagef("--max-cpu: want a fraction in (0, 1] such as 0.7 (got %v)", so.maxCPU)
+	}
+	return opts, nil
+}
+
+func intList(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
