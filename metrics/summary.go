@@ -55,6 +55,11 @@ type Second struct {
 	Dropped        int64   `json:"dropped,omitempty"`
 	AcquireP50US   float64 `json:"acquire_p50_us"`
 	AcquireP99US   float64 `json:"acquire_p99_us"`
+	// AcquireHistogram is the second's acquire latencies (microseconds,
+	// 2 significant figures) in [EncodeHistogram]'s encoding: what the
+	// second's p50 and p99 come from, kept so that shards' seconds merge
+	// exactly. Empty for a second without acquisitions.
+	AcquireHistogram string `json:"acquire_hist,omitempty"`
 	// Overlaps and Holders are the oracle's: new overlaps in the second,
 	// and the holders inside critical sections when it ended.
 	Overlaps int64 `json:"overlaps"`
@@ -109,6 +114,9 @@ func Merge(recs []*Recorder, perClient []int64) Summary {
 		if h.TotalCount() > 0 {
 			s.Series[i].AcquireP50US = float64(h.ValueAtQuantile(50))
 			s.Series[i].AcquireP99US = float64(h.ValueAtQuantile(99))
+			// Cannot fail: h is not nil, and encoding an in-memory
+			// histogram has no other failure.
+			s.Series[i].AcquireHistogram, _ = EncodeHistogram(h)
 		}
 	}
 	s.Acquisitions = s.Acquire.TotalCount()

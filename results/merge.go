@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -53,6 +55,7 @@ func Merge(recs []*Record) (*Record, error) {
 			j, seen := index[keyOf(&c)]
 			if !seen {
 				index[keyOf(&c)] = len(out.Cells)
+				c.Series = slices.Clone(c.Series) // merged into in place: not the input's
 				out.Cells = append(out.Cells, c)
 				continue
 			}
@@ -101,6 +104,10 @@ func mergeCell(a, b *Cell) error {
 	a.Faults = append(a.Faults, b.Faults...)
 	if a.Server != nil && b.Server != nil {
 		cost := a.Server.ServerCost
+		cost.ByCommand = maps.Clone(cost.ByCommand) // not the input's
+		if cost.ByCommand == nil {
+			cost.ByCommand = map[string]int64{}
+		}
 		cost.Commands += b.Server.Commands
 		cost.CPUSeconds += b.Server.CPUSeconds
 		cost.Housekeeping += b.Server.Housekeeping
@@ -115,16 +122,9 @@ func mergeCell(a, b *Cell) error {
 		if i == len(a.Series) {
 			a.Series = append(a.Series, metrics.Second{T: i})
 		}
-		t := &a.Series[i]
-		t.Acquisitions += s.Acquisitions
-		t.FailedAttempts += s.FailedAttempts
-		t.Errors += s.Errors
-		t.Timeouts += s.Timeouts
-		t.Dropped += s.Dropped
-		t.Overlaps += s.Overlaps
-		t.Holders += s.Holders
-		t.AcquireP99US = max(t.AcquireP99US, s.AcquireP99US) // per-second p50/p99 are not kept as histograms
-		t.AcquireP50US = max(t.AcquireP50US, s.AcquireP50US)
+		if err := mergeSecond(&a.Series[i], &s); err != nil {
+			return fmt.Errorf("results: merge %s second %d: %w", a.Variant, i, err)
+		}
 	}
 	for _, h := range []struct {
 		into *string
@@ -146,6 +146,44 @@ func mergeCell(a, b *Cell) error {
 			return err
 		}
 		*h.into, *h.lat = encoded, metrics.Quantiles(merged)
+	}
+	return nil
+}
+
+// mergeSecond adds second s into t. Their acquire histograms merge exactly
+// and give the second's p50 and p99. A second with acquisitions but no
+// histogram (a record from before they were kept) makes the merged one
+// unknown: its histogram is dropped and its p50 and p99 are the larger of
+// the two, an approximation.
+func mergeSecond(t, s *metrics.Second) error {
+	known := func(s *metrics.Second) bool { return s.AcquireHistogram != "" || s.Acquisitions == 0 }
+	exact := known(t) && known(s)
+	t.Acquisitions += s.Acquisitions
+	t.FailedAttempts += s.FailedAttempts
+	t.Errors += s.Errors
+	t.Timeouts += s.Timeouts
+	t.Dropped += s.Dropped
+	t.Overlaps += s.Overlaps
+	t.Holders += s.Holders
+	switch {
+	case !exact:
+		t.AcquireHistogram = ""
+		t.AcquireP99US = max(t.AcquireP99US, s.AcquireP99US)
+		t.AcquireP50US = max(t.AcquireP50US, s.AcquireP50US)
+	case s.AcquireHistogram == "":
+		// Nothing to add.
+	case t.AcquireHistogram == "":
+		t.AcquireHistogram, t.AcquireP50US, t.AcquireP99US = s.AcquireHistogram, s.AcquireP50US, s.AcquireP99US
+	default:
+		merged, err := mergeEncoded(t.AcquireHistogram, s.AcquireHistogram)
+		if err != nil {
+			return err
+		}
+		if t.AcquireHistogram, err = metrics.EncodeHistogram(merged); err != nil {
+			return err
+		}
+		t.AcquireP50US = float64(merged.ValueAtQuantile(50))
+		t.AcquireP99US = float64(merged.ValueAtQuantile(99))
 	}
 	return nil
 }
