@@ -6,7 +6,15 @@ BIN       := bin/lockbench
 # Arguments of `make run`, e.g. make run RUN_ARGS="--clients 8,64 --hold exp:2ms"
 RUN_ARGS  ?= --duration 5s
 
-.PHONY: all build run test bench lint redis clean findings
+# The regression suite (a scenario file) and its baseline record; see docs/ci.md.
+REGRESS_SUITE    ?= results/baselines/regress.yaml
+REGRESS_BASELINE ?= results/baselines/regress.json
+REGRESS_OUT      ?= results/runs/regress.json
+# Extra run flags, e.g. REGRESS_ARGS="--target redis://127.0.0.1:6379" for a service container.
+REGRESS_ARGS     ?=
+REGRESS_FAIL_ON  ?= --fail-on 'throughput:-20%' --fail-on 'acquire.p99:+50%' --fail-on 'overlaps:>0' --fail-on 'lost_updates:>0'
+
+.PHONY: all build run test bench lint redis clean findings regress baseline
 
 all: build
 
@@ -27,6 +35,16 @@ test: redis
 # docs/findings.md from that run.
 findings: build redis
 	./$(BIN) findings --out docs/findings.md
+
+# Runs the regression suite and compares it with the baseline: exit status 1
+# on a significant regression beyond REGRESS_FAIL_ON, 2 on bad input.
+regress: build redis
+	./$(BIN) run --scenario $(REGRESS_SUITE) $(REGRESS_ARGS) --out $(REGRESS_OUT) --format markdown
+	./$(BIN) compare $(REGRESS_BASELINE) $(REGRESS_OUT) $(REGRESS_FAIL_ON)
+
+# Records the baseline from the suite on this machine (commit it).
+baseline: build redis
+	./$(BIN) run --scenario $(REGRESS_SUITE) $(REGRESS_ARGS) --out $(REGRESS_BASELINE)
 
 bench: redis
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -44,6 +44,10 @@ func WriteAtomic(path string, data []byte) error {
 		tmp.Close()
 		return fmt.Errorf("results: write %s: %w", path, err)
 	}
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
+		tmp.Close()
+		return fmt.Errorf("results: %w", err)
+	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return fmt.Errorf("results: sync %s: %w", path, err)

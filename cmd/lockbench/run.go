@@ -48,6 +48,7 @@ type runOptions struct {
 	repeat         int
 	format         string
 	out            string
+	hlog           string
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -100,6 +101,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	fs.StringArrayVar(&o.checks, "check", nil, "a threshold every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
+	fs.StringVar(&o.hlog, "hlog", "", "also write each cell's acquire latency as an HdrHistogram interval log (1 s intervals, µs: HistogramLogProcessor -outputValueUnitRatio 1) into this directory")
 }
 
 // plan checks the flags and turns them into a plan. Every error names its
@@ -271,6 +273,13 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		return err
 	}
 	fmt.Fprintf(stderr, "lockbench: record saved to %s\n", out)
+	if o.hlog != "" {
+		paths, err := results.WriteIntervalLogs(o.hlog, rec)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "lockbench: interval logs: %s\n", strings.Join(paths, " "))
+	}
 	if rec.Interrupted {
 		return errInterrupted
 	}
