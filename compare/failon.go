@@ -1,0 +1,177 @@
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lockbench/lockbench/results"
+)
+
+// ErrBadRule is wrapped by every error about a rule's text.
+var ErrBadRule = errors.New("bad rule")
+
+// ruleExamples is what a malformed rule's error suggests.
+const ruleExamples = "want METRIC:+N% or METRIC:-N% (significantly worse by more than N %) or METRIC:OP VALUE " +
+	"(met by a repetition of the new record; OP is >, >=, <, <=, == or !=), e.g. acquire.p99:+10%, throughput:-5%, overlaps:>0"
+
+// Rule is a condition that fails a comparison, as --fail-on gives it. Two
+// kinds:
+//
+//   - a relative rule, METRIC:+N% or METRIC:-N%, fails a cell when the
+//     metric got worse by more than N % and the change is significant at
+//     alpha. The sign is the direction of worse: + for figures where lower
+//     is better (acquire.p99:+10%), − for those where higher is better
+//     (throughput:-5%).
+//   - an absolute rule, METRIC:OP VALUE with OP one of > >= < <= == !=,
+//     fails a cell when any repetition of it in the new record meets the
+//     condition: for overlaps:>0, when the maximum over the repetitions is
+//     above 0, since one violation is one too many. It is checked on every
+//     cell of the new record, also those the old record lacks. Latencies
+//     take durations (acquire.p99:>5ms) or microseconds.
+type Rule struct {
+	// Text is the rule as written.
+	Text string
+	// Metric is the figure it reads, a results.LookupFigure name.
+	Metric string
+
+	figure results.Figure
+	// percent is the relative rule's N/100; op is empty for one.
+	percent float64
+	op      string
+	limit   float64
+}
+
+// Relative reports whether the rule is a relative (percent) one.
+func (r Rule) Relative() bool { return r.op == "" }
+
+var ruleOps = []string{">=", "<=", "==", "!=", ">", "<"} // longest first
+
+// ParseRule parses a --fail-on rule (see Rule).
+func ParseRule(text string) (Rule, error) {
+	bad := func(format string, args ...any) (Rule, error) {
+		return Rule{}, fmt.Errorf("%w %q: %s", ErrBadRule, text, fmt.Sprintf(format, args...))
+	}
+	name, cond, found := strings.Cut(text, ":")
+	name, cond = strings.TrimSpace(name), strings.TrimSpace(cond)
+	if !found || name == "" || cond == "" {
+		return bad("%s", ruleExamples)
+	}
+	fig, err := results.LookupFigure(name)
+	if err != nil {
+		return Rule{}, fmt.Errorf("%w %q: %w", ErrBadRule, text, err)
+	}
+	r := Rule{Text: text, Metric: name, figure: fig}
+
+	if number, ok := strings.CutSuffix(cond, "%"); ok {
+		worse, direction := "+", "lower is better for "+name+", so a regression is a rise"
+		if fig.HigherIsBetter {
+			worse, direction = "-", "higher is better for "+name+", so a regression is a fall"
+		}
+		sign := number[:min(1, len(number))]
+		if sign != "+" && sign != "-" {
+			return bad("a percent needs the sign of a regression: %s: write %s:%s%s%%", direction, name, worse, number)
+		}
+		if sign != worse {
+			return bad("%s: write %s:%s%s%%", direction, name, worse, number[1:])
+		}
+		p, err := strconv.ParseFloat(strings.TrimSpace(number[1:]), 64)
+		if err != nil || p < 0 || math.IsInf(p, 0) || math.IsNaN(p) || strings.ContainsAny(number[1:], "+-") {
+			return bad("%q is not a percent (a number, 0 or more, then %%)", number[1:])
+		}
+		r.percent = p / 100
+		return r, nil
+	}
+
+	for _, op := range ruleOps {
+		value, ok := strings.CutPrefix(cond, op)
+		if !ok {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		limit, err := strconv.ParseFloat(value, 64)
+		if d, derr := time.ParseDuration(value); err != nil && fig.Latency && derr == nil {
+			limit, err = float64(d)/float64(time.Microsecond), nil
+		}
+		if err != nil || math.IsNaN(limit) {
+			what := "a number"
+			if fig.Latency {
+				what = "a number (µs) or a duration (5ms)"
+			}
+			return bad("%q is not %s", value, what)
+		}
+		r.op, r.limit = op, limit
+		return r, nil
+	}
+	return bad("%s", ruleExamples)
+}
+
+// meets reports whether v meets an absolute rule's condition.
+func (r Rule) meets(v float64) bool {
+	switch r.op {
+	case ">":
+		return v > r.limit
+	case ">=":
+		return v >= r.limit
+	case "<":
+		return v < r.limit
+	case "<=":
+		return v <= r.limit
+	case "==":
+		return v == r.limit
+	}
+	return v != r.limit
+}
+
+// Failure is a rule that failed on a cell.
+type Failure struct {
+	Rule Rule
+	Cell CellID
+	// Detail says what the rule saw: the change and its p-value for a
+	// relative rule, the repetitions that met an absolute one.
+	Detail string
+}
+
+// String is one line: lua-release, 8 clients, 1 key, rueidis:
+// throughput:-10%: -50.12% (612 → 305, p=0.008 n=5).
+func (f Failure) String() string {
+	return fmt.Sprintf("%s: %s: %s", f.Cell, f.Rule.Text, f.Detail)
+}
+
+// checkRow checks the rule on a cell present in both records.
+func (r Rule) checkRow(id CellID, row Row) (Failure, bool) {
+	if !r.Relative() {
+		return r.checkNew(id, row.New)
+	}
+	if !row.Compared || !row.Worse() || math.Abs(row.Change) <= r.percent {
+		return Failure{}, false
+	}
+	return Failure{Rule: r, Cell: id, Detail: fmt.Sprintf("%s (%s → %s, %s)",
+		formatChange(row.Change), formatValue(r.figure, row.Old.Median), formatValue(r.figure, row.New.Median), pn(row))}, true
+}
+
+// checkNew checks an absolute rule on the new record's repetitions of a
+// cell.
+func (r Rule) checkNew(id CellID, s Side) (Failure, bool) {
+	if r.Relative() || s.Absent {
+		return Failure{}, false
+	}
+	var met []float64
+	for _, v := range s.Values {
+		if r.meets(v) {
+			met = append(met, v)
+		}
+	}
+	if len(met) == 0 {
+		return Failure{}, false
+	}
+	worst, which := met[len(met)-1], "max" // Values are ascending
+	if strings.HasPrefix(r.op, "<") {
+		worst, which = met[0], "min"
+	}
+	return Failure{Rule: r, Cell: id, Detail: fmt.Sprintf("%d of %d repetitions of the new record, %s %s",
+		len(met), s.N(), which, formatValue(r.figure, worst))}, true
+}
