@@ -38,7 +38,8 @@ findings: build redis
 
 # Runs the regression suite and compares it with the baseline: exit status 1
 # on a significant regression beyond REGRESS_FAIL_ON, 2 on bad input.
-regress: build redis
+regress: build
+	@case "$(REGRESS_ARGS)" in *--target*|*--cluster*|*--sentinel*) ;; *) ./scripts/ensure-redis.sh ;; esac
 	./$(BIN) run --scenario $(REGRESS_SUITE) $(REGRESS_ARGS) --out $(REGRESS_OUT) --format markdown
 	./$(BIN) compare $(REGRESS_BASELINE) $(REGRESS_OUT) $(REGRESS_FAIL_ON)
 

@@ -47,19 +47,20 @@ type Options struct {
 	Rules []Rule
 }
 
-// CellID is a cell of a plan apart from its repetition: what Compare
-// matches between two records.
+// CellID is a cell of a plan apart from its repetition and topology: what
+// Compare matches between two records. A record has one topology, and a
+// baseline taken on one Redis is meant to be compared with a run on
+// another (a CI service container); the report says when they differ.
 type CellID struct {
-	Variant  string `json:"variant"`
-	Client   string `json:"client"`
-	Topology string `json:"topology"`
-	Clients  int    `json:"clients"`
-	Keys     int    `json:"keys"`
-	Limit    int    `json:"limit"`
+	Variant string `json:"variant"`
+	Client  string `json:"client"`
+	Clients int    `json:"clients"`
+	Keys    int    `json:"keys"`
+	Limit   int    `json:"limit"`
 }
 
 func idOf(c *results.Cell) CellID {
-	return CellID{c.Variant, c.Client, c.Topology, c.Clients, c.Keys, c.Limit}
+	return CellID{c.Variant, c.Client, c.Clients, c.Keys, c.Limit}
 }
 
 // String names the cell: lua-release, 8 clients, 1 key, rueidis.
@@ -175,7 +176,7 @@ type Report struct {
 }
 
 // Compare matches the cells of old and new by their identity apart from
-// the repetition (variant, client library, topology, clients, keys, limit)
+// the repetition and topology (variant, client library, clients, keys, limit)
 // and compares every metric of every matched cell over the repetitions.
 func Compare(old, new *results.Record, opts Options) (*Report, error) {
 	if old == nil || new == nil {
@@ -346,12 +347,11 @@ func explain(warnings []string, rep *Report) []string {
 		out = append(out, fmt.Sprintf("with %d repetition(s) in the old record and %d in the new, no change can be significant at alpha %v: run both with lockbench run --repeat 5 or more (6 or more for %.0f %% confidence intervals)",
 			repetitions(rep.Old), repetitions(rep.New), rep.Alpha, 100*Confidence))
 	}
+	if rep.Old.Topology.Name != rep.New.Topology.Name {
+		out = append(out, fmt.Sprintf("the records ran on different topologies (%s, %s): a change may be the server's, not the lock's", rep.Old.Topology.Name, rep.New.Topology.Name))
+	}
 	if len(rep.Cells) == 0 && (len(rep.OnlyOld) > 0 || len(rep.OnlyNew) > 0) {
-		w := "no cell is in both records"
-		if rep.Old.Topology.Name != rep.New.Topology.Name {
-			w += fmt.Sprintf(": they ran on different topologies (%s, %s)", rep.Old.Topology.Name, rep.New.Topology.Name)
-		}
-		out = append(out, w)
+		out = append(out, "no cell is in both records")
 	}
 	return out
 }

@@ -173,6 +173,28 @@ func TestCompareUnmatchedCells(t *testing.T) {
 	}
 }
 
+// A baseline from one server matches a run on another (a CI service
+// container), and the report says the topologies differ.
+func TestCompareAcrossTopologies(t *testing.T) {
+	base := figures(2000, 1000, 1012, 988, 1005, 996)
+	old := record(t, "old", "1ms", repeated("lua-release", base...))
+	new := record(t, "new", "1ms", repeated("lua-release", base...))
+	new.Topology.Name = "target:127.0.0.1:6379"
+	for i := range new.Cells {
+		new.Cells[i].Topology = new.Topology.Name
+	}
+	rep, err := compare.Compare(old, new, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cells) != 1 {
+		t.Fatalf("matched %d cells, want lua-release across topologies", len(rep.Cells))
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "different topologies (local:single, target:127.0.0.1:6379)") }) {
+		t.Errorf("warnings %q do not name the two topologies", rep.Warnings)
+	}
+}
+
 func TestCompareOptions(t *testing.T) {
 	rec := record(t, "r", "1ms", repeated("lua-release", figures(2000, 1000, 1010)...))
 	for _, alpha := range []float64{-0.1, 1, 1.5, math.NaN()} {

@@ -300,7 +300,6 @@ func ruleTexts(rules []Rule) string {
 type flatRow struct {
 	Variant     string   `json:"variant"`
 	Client      string   `json:"client"`
-	Topology    string   `json:"topology"`
 	Clients     int      `json:"clients"`
 	Keys        int      `json:"keys"`
 	Limit       int      `json:"limit"`
@@ -330,7 +329,7 @@ func flatRows(rep *Report) []flatRow {
 	for _, c := range rep.Cells {
 		for _, r := range c.Rows {
 			out = append(out, flatRow{
-				Variant: c.ID.Variant, Client: c.ID.Client, Topology: c.ID.Topology, Clients: c.ID.Clients, Keys: c.ID.Keys, Limit: c.ID.Limit,
+				Variant: c.ID.Variant, Client: c.ID.Client, Clients: c.ID.Clients, Keys: c.ID.Keys, Limit: c.ID.Limit,
 				Metric:    r.Metric,
 				OldMedian: finite(r.Old.Median, !r.Old.Absent), OldLow: finite(r.Old.Lo, !r.Old.Absent), OldHigh: finite(r.Old.Hi, !r.Old.Absent), OldN: r.Old.N(),
 				NewMedian: finite(r.New.Median, !r.New.Absent), NewLow: finite(r.New.Lo, !r.New.Absent), NewHigh: finite(r.New.Hi, !r.New.Absent), NewN: r.New.N(),
@@ -343,7 +342,7 @@ func flatRows(rep *Report) []flatRow {
 
 func renderCSV(w io.Writer, rep *Report) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"variant", "client", "topology", "clients", "keys", "limit", "metric",
+	if err := cw.Write([]string{"variant", "client", "clients", "keys", "limit", "metric",
 		"old_median", "old_ci_low", "old_ci_high", "old_n", "new_median", "new_ci_low", "new_ci_high", "new_n",
 		"change", "p", "significant"}); err != nil {
 		return err
@@ -355,7 +354,7 @@ func renderCSV(w io.Writer, rep *Report) error {
 		return strconv.FormatFloat(*v, 'g', -1, 64)
 	}
 	for _, r := range flatRows(rep) {
-		if err := cw.Write([]string{r.Variant, r.Client, r.Topology, strconv.Itoa(r.Clients), strconv.Itoa(r.Keys), strconv.Itoa(r.Limit), r.Metric,
+		if err := cw.Write([]string{r.Variant, r.Client, strconv.Itoa(r.Clients), strconv.Itoa(r.Keys), strconv.Itoa(r.Limit), r.Metric,
 			f(r.OldMedian), f(r.OldLow), f(r.OldHigh), strconv.Itoa(r.OldN), f(r.NewMedian), f(r.NewLow), f(r.NewHigh), strconv.Itoa(r.NewN),
 			f(r.Change), f(r.P), strconv.FormatBool(r.Significant)}); err != nil {
 			return err

@@ -68,7 +68,7 @@ func TestRenderCSVAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) < 2 || rows[0][6] != "metric" || rows[1][0] != "lua-release" || rows[1][6] != "throughput" {
+	if len(rows) < 2 || rows[0][5] != "metric" || rows[1][0] != "lua-release" || rows[1][5] != "throughput" {
 		t.Errorf("csv starts %q", rows[:min(2, len(rows))])
 	}
 	b.Reset()
