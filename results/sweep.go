@@ -218,8 +218,12 @@ func sweepLines(s *Sweep, v *SweepVariant) []string {
 	} else {
 		lines = append(lines, fmt.Sprintf("no step met the SLO (%s)", strings.Join(s.SLO, ", ")))
 	}
-	if v.Knee >= 0 && v.Knee < len(v.Points) {
-		lines = append(lines, fmt.Sprintf("knee: throughput stops rising (by %.0f%% a step) after %s", 100*s.MinGain, unit(v.Points[v.Knee])))
+	switch {
+	case v.Knee < 0:
+	case v.Knee == len(v.Points)-1:
+		lines = append(lines, fmt.Sprintf("no knee: throughput still rose (by %.0f%% or more) at the last step, %s", 100*s.MinGain, unit(v.Points[v.Knee])))
+	default:
+		lines = append(lines, fmt.Sprintf("knee at %s: throughput rose by less than %.0f%% a step after it", unit(v.Points[v.Knee]), 100*s.MinGain))
 	}
 	switch {
 	case v.USL != nil:
