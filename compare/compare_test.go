@@ -190,7 +190,9 @@ func TestCompareAcrossTopologies(t *testing.T) {
 	if len(rep.Cells) != 1 {
 		t.Fatalf("matched %d cells, want lua-release across topologies", len(rep.Cells))
 	}
-	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "different topologies (local:single, target:127.0.0.1:6379)") }) {
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool {
+		return strings.Contains(w, "different topologies (local:single, target:127.0.0.1:6379)")
+	}) {
 		t.Errorf("warnings %q do not name the two topologies", rep.Warnings)
 	}
 }
