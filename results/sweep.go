@@ -154,6 +154,8 @@ func RenderSweep(w io.Writer, rec *Record, markdown bool) error {
 		header := []string{"clients", "offered/s", "acq/s", "acq p99", "cpu µs/acq", "slo", "model acq/s"}
 		if s.By == "clients" {
 			header = slices.Delete(header, 1, 2)
+		} else {
+			header = header[:len(header)-1] // the model is of concurrency
 		}
 		t.Header(header)
 		for i, p := range v.Points {
@@ -168,7 +170,7 @@ func RenderSweep(w io.Writer, rec *Record, markdown bool) error {
 				slo += " (best)"
 			}
 			model := "-"
-			if v.USL != nil && s.By == "clients" {
+			if v.USL != nil {
 				model = formatRate(v.USL.Throughput(float64(p.Clients)))
 			}
 			offered := formatRate(p.OfferedPerS)
@@ -179,6 +181,8 @@ func RenderSweep(w io.Writer, rec *Record, markdown bool) error {
 			row := []string{strconv.Itoa(p.Clients), offered, formatRate(p.ThroughputPerS), FormatMicros(p.AcquireP99US), cpu, slo, model}
 			if s.By == "clients" {
 				row = slices.Delete(row, 1, 2)
+			} else {
+				row = row[:len(row)-1]
 			}
 			if err := t.Append(row); err != nil {
 				return err
