@@ -1,6 +1,8 @@
 // Package results owns the run record: its versioned JSON schema, atomic
 // saving and loading, and the renderers that turn it into a table,
-// markdown, CSV or JSON. The record is the contract between a run and every
-// later command: it carries merged HdrHistograms, so records can be merged
-// and compared without running again.
+// markdown, CSV, JSON or HdrHistogram interval logs. The record is the
+// contract between a run and every later command: it carries merged
+// HdrHistograms, so records can be merged and compared without running
+// again. It also owns what is read from a record: named figures and
+// thresholds, the summary of a cell's repetitions, and a sweep's analysis.
 package results
