@@ -262,11 +262,8 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		}
 		return err
 	}
-	out := o.out
-	if out == "" {
-		out = results.DefaultPath(rec.RunID)
-	}
-	if err := results.Save(rec, out); err != nil {
+	out, err := saveRecord(rec, o.out)
+	if err != nil {
 		return err
 	}
 	if err := results.Render(stdout, rec, o.format); err != nil {
@@ -295,6 +292,15 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		return fmt.Errorf("%w: %d of %d checks failed", errThresholds, len(failed), len(thresholds)*len(rec.Cells))
 	}
 	return nil
+}
+
+// saveRecord saves rec to out, by default results/runs/<run-id>.json, and
+// returns the path.
+func saveRecord(rec *results.Record, out string) (string, error) {
+	if out == "" {
+		out = results.DefaultPath(rec.RunID)
+	}
+	return out, results.Save(rec, out)
 }
 
 // describeNodes lists nodes as role name=address.

@@ -87,11 +87,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return err
 	}
-	out := o.out
-	if out == "" {
-		out = results.DefaultPath(rec.RunID)
-	}
-	if err := results.Save(rec, out); err != nil {
+	out, err := saveRecord(rec, o.out)
+	if err != nil {
 		return err
 	}
 	if o.format == "json" || o.format == "csv" {
