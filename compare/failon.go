@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/lockbench/lockbench/results"
 )
@@ -16,7 +15,7 @@ var ErrBadRule = errors.New("bad rule")
 
 // ruleExamples is what a malformed rule's error suggests.
 const ruleExamples = "want METRIC:+N% or METRIC:-N% (significantly worse by more than N %) or METRIC:OP VALUE " +
-	"(met by a repetition of the new record; OP is >, >=, <, <=, == or !=), e.g. acquire.p99:+10%, throughput:-5%, overlaps:>0"
+	"(met by a repetition of the new record; OP is >, >=, <, <=, == (or =) or !=), e.g. acquire.p99:+10%, throughput:-5%, overlaps:>0"
 
 // Rule is a condition that fails a comparison, as --fail-on gives it. Two
 // kinds:
@@ -39,16 +38,14 @@ type Rule struct {
 	Metric string
 
 	figure results.Figure
-	// percent is the relative rule's N/100; op is empty for one.
-	percent float64
-	op      string
-	limit   float64
+	// percent is a relative rule's N/100; condition an absolute rule's
+	// threshold (Text empty for a relative rule).
+	percent   float64
+	condition results.Threshold
 }
 
 // Relative reports whether the rule is a relative (percent) one.
-func (r Rule) Relative() bool { return r.op == "" }
-
-var ruleOps = []string{">=", "<=", "==", "!=", ">", "<"} // longest first
+func (r Rule) Relative() bool { return r.condition.Text == "" }
 
 // ParseRule parses a --fail-on rule (see Rule).
 func ParseRule(text string) (Rule, error) {
@@ -86,44 +83,15 @@ func ParseRule(text string) (Rule, error) {
 		return r, nil
 	}
 
-	for _, op := range ruleOps {
-		value, ok := strings.CutPrefix(cond, op)
-		if !ok {
-			continue
-		}
-		value = strings.TrimSpace(value)
-		limit, err := strconv.ParseFloat(value, 64)
-		if d, derr := time.ParseDuration(value); err != nil && fig.Latency && derr == nil {
-			limit, err = float64(d)/float64(time.Microsecond), nil
-		}
-		if err != nil || math.IsNaN(limit) {
-			what := "a number"
-			if fig.Latency {
-				what = "a number (µs) or a duration (5ms)"
-			}
-			return bad("%q is not %s", value, what)
-		}
-		r.op, r.limit = op, limit
-		return r, nil
+	// An absolute rule is a threshold on the new record's repetitions.
+	if !strings.ContainsAny(cond[:1], "<>=!") {
+		return bad("%s", ruleExamples)
 	}
-	return bad("%s", ruleExamples)
-}
-
-// meets reports whether v meets an absolute rule's condition.
-func (r Rule) meets(v float64) bool {
-	switch r.op {
-	case ">":
-		return v > r.limit
-	case ">=":
-		return v >= r.limit
-	case "<":
-		return v < r.limit
-	case "<=":
-		return v <= r.limit
-	case "==":
-		return v == r.limit
+	if r.condition, err = results.ParseThreshold(name + cond); err != nil {
+		_, detail, _ := strings.Cut(err.Error(), `": `) // after the threshold's own text
+		return bad("%s", detail)
 	}
-	return v != r.limit
+	return r, nil
 }
 
 // Failure is a rule that failed on a cell.
@@ -161,7 +129,7 @@ func (r Rule) checkNew(id CellID, s Side) (Failure, bool) {
 	}
 	var met []float64
 	for _, v := range s.Values {
-		if r.meets(v) {
+		if r.condition.Meets(v) {
 			met = append(met, v)
 		}
 	}
@@ -169,7 +137,7 @@ func (r Rule) checkNew(id CellID, s Side) (Failure, bool) {
 		return Failure{}, false
 	}
 	worst, which := met[len(met)-1], "max" // Values are ascending
-	if strings.HasPrefix(r.op, "<") {
+	if strings.Contains(r.Text, ":<") {
 		worst, which = met[0], "min"
 	}
 	return Failure{Rule: r, Cell: id, Detail: fmt.Sprintf("%d of %d repetitions of the new record, %s %s",

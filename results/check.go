@@ -143,19 +143,25 @@ func metricNames() string {
 // Holds reports whether the threshold holds on c, and the figure it read.
 func (t Threshold) Holds(c *Cell) (bool, float64) {
 	got := figures[t.metric].Value(c)
+	return t.Meets(got), got
+}
+
+// Meets reports whether a value of the threshold's figure meets its
+// condition.
+func (t Threshold) Meets(v float64) bool {
 	switch t.op {
 	case "<":
-		return got < t.limit, got
+		return v < t.limit
 	case "<=":
-		return got <= t.limit, got
+		return v <= t.limit
 	case ">":
-		return got > t.limit, got
+		return v > t.limit
 	case ">=":
-		return got >= t.limit, got
+		return v >= t.limit
 	case "!=":
-		return got != t.limit, got
+		return v != t.limit
 	}
-	return got == t.limit, got
+	return v == t.limit
 }
 
 // Check parses cond and evaluates it on c.

@@ -74,7 +74,7 @@ func compareRecords(o compareOptions, stdout, stderr io.Writer) error {
 	if len(rep.Cells) == 0 {
 		// Nothing was compared, so no relative rule could fail: in CI that
 		// must not pass as "no regression".
-		return usagef("compare: no cell of %s is in %s (cells match by variant, client, topology, clients, keys and limit)", o.oldPath, o.newPath)
+		return usagef("compare: no cell of %s is in %s (cells match by variant, client, clients, keys and limit)", o.oldPath, o.newPath)
 	}
 	if len(rep.Failures) > 0 {
 		for _, f := range rep.Failures {
