@@ -32,13 +32,22 @@ func redlockNodes(t *testing.T, lib string) (*topologies.Local, []variants.Conn)
 // waitHolders waits up to a second for the key to be on want nodes.
 func waitHolders(t *testing.T, conns []variants.Conn, key string, want int) {
 	t.Helper()
+	if !reached(t, conns, key, want) {
+		t.Fatalf("the lock is on %d nodes; want %d", holders(t, conns, key), want)
+	}
+}
+
+// reached reports whether the key came to be on want nodes within a second.
+func reached(t *testing.T, conns []variants.Conn, key string, want int) bool {
+	t.Helper()
 	deadline := time.Now().Add(time.Second)
 	for holders(t, conns, key) != want {
 		if time.Now().After(deadline) {
-			t.Fatalf("the lock is on %d nodes; want %d", holders(t, conns, key), want)
+			return false
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	return true
 }
 
 // holders counts the nodes whose key holds a value.
@@ -76,11 +85,27 @@ func TestRedlockMajority(t *testing.T) {
 			key := "lbtest:res"
 
 			l := redlockFor(t, conns, variants.Config{TTL: 10 * time.Second, Retry: retryNone})
-			lease, err := l.Acquire(ctx, "res")
-			if err != nil {
-				t.Fatal(err)
+			var (
+				lease variants.Lease
+				err   error
+			)
+			for try := 1; ; try++ {
+				if lease, err = l.Acquire(ctx, "res"); err != nil {
+					t.Fatal(err)
+				}
+				if reached(t, conns, key, 5) { // acquire returns once a majority acknowledged
+					break
+				}
+				// On a loaded machine a node's SET can miss the 50 ms
+				// per-node timeout and never be sent: try again.
+				if try == 5 {
+					t.Fatalf("the lock is on %d nodes after %d tries; want 5", holders(t, conns, key), try)
+				}
+				if err := lease.Release(ctx); err != nil {
+					t.Fatal(err)
+				}
+				waitHolders(t, conns, key, 0)
 			}
-			waitHolders(t, conns, key, 5) // acquire returns once a majority acknowledged
 			valid := lease.(interface{ ValidUntil() time.Time }).ValidUntil()
 			if left := time.Until(valid); left <= 9*time.Second || left > 10*time.Second {
 				t.Errorf("validity %v after acquiring with a 10s TTL", left)
