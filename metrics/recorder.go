@@ -58,6 +58,8 @@ type Recorder struct {
 	counts  [numEvents]int64
 	clamped int64
 	seconds []second
+	// notes are a variant's own counters (Config.Note), by name.
+	notes map[string]int64
 }
 
 // second is one second of the series.
@@ -114,6 +116,17 @@ func (r *Recorder) Add(at time.Time, e Event) {
 	r.mu.Lock()
 	r.counts[e]++
 	r.secondAt(at).counts[e]++
+	r.mu.Unlock()
+}
+
+// Note counts one happening a variant reports under its own name, such
+// as an acquisition that replicas did not acknowledge.
+func (r *Recorder) Note(name string) {
+	r.mu.Lock()
+	if r.notes == nil {
+		r.notes = map[string]int64{}
+	}
+	r.notes[name]++
 	r.mu.Unlock()
 }
 

@@ -34,6 +34,8 @@ type Summary struct {
 	Crashed        int64 `json:"crashed"`
 	// Commands is left to the caller, who counts them at the connection.
 	Commands int64 `json:"commands"`
+	// Notes are the variant's own counters (Recorder.Note), summed.
+	Notes map[string]int64 `json:"notes,omitempty"`
 	// Clamped counts samples recorded at a limit of the histogram range
 	// instead of at their value.
 	Clamped int64 `json:"clamped"`
@@ -94,6 +96,12 @@ func Merge(recs []*Recorder, perClient []int64) Summary {
 			s.Release.Merge(r.release) + s.Hold.Merge(r.hold) + s.Lateness.Merge(r.lateness)
 		for e := range counts {
 			counts[e] += r.counts[e]
+		}
+		for name, n := range r.notes {
+			if s.Notes == nil {
+				s.Notes = map[string]int64{}
+			}
+			s.Notes[name] += n
 		}
 		for i, sec := range r.seconds {
 			for len(s.Series) <= i {

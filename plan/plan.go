@@ -20,6 +20,8 @@ var (
 	ErrShape = errors.New("variant does not run on this topology")
 	// ErrNeedsSemaphore: a limit above 1 with a lock variant.
 	ErrNeedsSemaphore = errors.New("limit needs a semaphore")
+	// ErrFence: an unknown fence mode.
+	ErrFence = errors.New("unknown fence mode")
 )
 
 // Plan is one run: every variant × every client count, on one topology.
@@ -52,7 +54,20 @@ type Plan struct {
 	// repetitions interleaved (all cells once, then all again) so that a
 	// drift of the machine spreads over every cell. Default 1.
 	Repeat int `json:"repeat"`
+	// Fence is what the protected resource does with a write whose
+	// fencing token is lower than one it has seen: "count" it as stale
+	// (default) or "reject" it (Kleppmann's fencing).
+	Fence string `json:"fence"`
+	// WaitStrict makes wait-replicas release and retry acquisitions too
+	// few replicas acknowledged, instead of only counting them.
+	WaitStrict bool `json:"wait_strict,omitempty"`
 }
+
+// Fence modes.
+const (
+	FenceCount  = "count"
+	FenceReject = "reject"
+)
 
 // WithDefaults returns p with every unset optional field at its default.
 func (p Plan) WithDefaults() Plan {
@@ -73,6 +88,9 @@ func (p Plan) WithDefaults() Plan {
 	}
 	if p.Repeat <= 0 {
 		p.Repeat = 1
+	}
+	if p.Fence == "" {
+		p.Fence = FenceCount
 	}
 	return p
 }
@@ -109,6 +127,9 @@ func (p Plan) Validate() error {
 	}
 	if err := clients.Check(p.Client); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if p.Fence != FenceCount && p.Fence != FenceReject {
+		return invalid(ErrFence, "fence %q: want %s or %s", p.Fence, FenceCount, FenceReject)
 	}
 	return nil
 }

@@ -56,6 +56,7 @@ func Merge(recs []*Record) (*Record, error) {
 			if !seen {
 				index[keyOf(&c)] = len(out.Cells)
 				c.Series = slices.Clone(c.Series) // merged into in place: not the input's
+				c.Counters = maps.Clone(c.Counters)
 				out.Cells = append(out.Cells, c)
 				continue
 			}
@@ -80,6 +81,12 @@ func mergeCell(a, b *Cell) error {
 	a.Timeouts += b.Timeouts
 	a.Errors += b.Errors
 	a.Commands += b.Commands
+	for name, n := range b.Counters {
+		if a.Counters == nil {
+			a.Counters = map[string]int64{}
+		}
+		a.Counters[name] += n
+	}
 	if a.Acquisitions > 0 {
 		a.CommandsPerAcquisition = float64(a.Commands) / float64(a.Acquisitions)
 	}

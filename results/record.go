@@ -117,6 +117,10 @@ type Cell struct {
 	Commands               int64   `json:"commands"`
 	CommandsPerAcquisition float64 `json:"commands_per_acquisition"`
 
+	// Counters are the variant's own counts in the measured phase (e.g.
+	// wait-replicas' "unacked" acquisitions), by name.
+	Counters map[string]int64 `json:"counters,omitempty"`
+
 	// Server is what the measured phase cost the Redis servers, from their
 	// own counters; nil where they do not report them.
 	Server *ServerCost `json:"server,omitempty"`
@@ -192,6 +196,7 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (Cell, error) {
 		Timeouts:            m.Timeouts,
 		Errors:              m.Errors,
 		Commands:            m.Commands,
+		Counters:            m.Notes,
 		Fairness:            m.Fairness,
 		Interrupted:         out.Interrupted,
 		Violations: Violations{

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,6 +112,7 @@ var columns = []column{
 	{"lease lost", func(c *Cell) string { return strconv.FormatInt(c.Violations.LeaseLost, 10) }, nil},
 	{"stale rel", func(c *Cell) string { return strconv.FormatInt(c.Violations.StaleReleases, 10) }, nil},
 	{"max unavail", func(c *Cell) string { return FormatMicros(c.Violations.LongestUnavailableMS * 1000) }, nil},
+	{"counters", func(c *Cell) string { return formatCounters(c.Counters) }, anyCell(func(c *Cell) bool { return len(c.Counters) > 0 })},
 }
 
 // Render writes rec to w in format.
@@ -273,6 +276,18 @@ func FormatMicros(us float64) string {
 		return strconv.FormatFloat(us/1e3, 'f', 2, 64) + "ms"
 	}
 	return strconv.FormatFloat(us/1e6, 'f', 2, 64) + "s"
+}
+
+// formatCounters shows a variant's counters as name=count, sorted.
+func formatCounters(counters map[string]int64) string {
+	if len(counters) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(counters)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", name, counters[name]))
+	}
+	return strings.Join(parts, " ")
 }
 
 func formatRate(perS float64) string { return strconv.FormatFloat(perS, 'f', 0, 64) }

@@ -29,6 +29,10 @@ type Lock interface {
 	Acquire(ctx context.Context, name string) (Lease, error)
 }
 
+// A Lock that holds resources of its own (a client, a subscription, a
+// goroutine) also implements io.Closer; the workload closes it when the
+// cell ends.
+
 // Lease is one holding of a lock.
 type Lease interface {
 	// Release gives the lock up. It returns ErrLeaseLost when the variant can
@@ -82,6 +86,14 @@ type Config struct {
 	// Info.Steps); an error it returns aborts the operation with that error.
 	// Default: nothing happens at steps.
 	AtStep func(ctx context.Context, step string) error
+	// Note, when set, counts a happening the variant reports under a name
+	// of its own (e.g. "unacked" for an acquisition replicas did not
+	// acknowledge); the record keeps the counts per cell. Default: not
+	// counted.
+	Note func(name string)
+	// WaitStrict makes wait-replicas release and retry an acquisition that
+	// too few replicas acknowledged. Default false: it is only counted.
+	WaitStrict bool
 }
 
 // The named steps of the variants, for Config.AtStep.
@@ -126,6 +138,9 @@ func (c Config) withDefaults(info Info) (Config, error) {
 	}
 	if c.OnAttempt == nil {
 		c.OnAttempt = func(error) {}
+	}
+	if c.Note == nil {
+		c.Note = func(string) {}
 	}
 	return c, nil
 }

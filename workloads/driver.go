@@ -3,6 +3,7 @@ package workloads
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 	if err != nil {
 		return Outcome{}, err
 	}
+	defer d.closeLocks()
 
 	// The end is a cancel, not a context deadline: a client library that
 	// turns a deadline into a socket timeout would report the commands in
@@ -133,8 +135,9 @@ func newDriver(spec Spec, newLock NewLock, oracle *metrics.Oracle) (*driver, err
 		if spec.Clocks.Skew != (Skew{}) {
 			d.offsets = append(d.offsets, clock.Offset())
 		}
-		lock, err := newLock(ClientEnv{Index: i, Clock: clock, OnAttempt: c.attempt, AtStep: c.atStep})
+		lock, err := newLock(ClientEnv{Index: i, Clock: clock, OnAttempt: c.attempt, AtStep: c.atStep, Note: c.note})
 		if err != nil {
+			d.closeLocks()
 			return nil, fmt.Errorf("workloads: client %d: %w", i, err)
 		}
 		c.lock = lock
@@ -151,6 +154,15 @@ func newDriver(spec Spec, newLock NewLock, oracle *metrics.Oracle) (*driver, err
 		c.rec = d.warm[c.shard]
 	}
 	return d, nil
+}
+
+// closeLocks closes the clients' locks that hold resources of their own.
+func (d *driver) closeLocks() {
+	for _, c := range d.clients {
+		if closer, ok := c.lock.(io.Closer); ok {
+			_ = closer.Close()
+		}
+	}
 }
 
 // recorder is the recorder of shard for a cycle that started at start.
@@ -235,6 +247,10 @@ type client struct {
 	crashed     atomic.Bool
 	frozenUntil atomic.Int64
 }
+
+// note counts a variant's own happening in the recorder of the phase it
+// happened in; a variant may call it from any goroutine.
+func (c *client) note(name string) { c.d.recorder(c.shard, time.Now()).Note(name) }
 
 // attempt counts a try at acquiring; the lock calls it from Acquire.
 func (c *client) attempt(err error) {

@@ -122,6 +122,8 @@ type ClientEnv struct {
 	// OnAttempt must be called after every try at acquiring
 	// (variants.Config.OnAttempt).
 	OnAttempt func(error)
+	// Note counts a variant's own happenings (variants.Config.Note).
+	Note func(name string)
 	// AtStep must be called at the variant's named steps
 	// (variants.Config.AtStep); it applies step faults and freezes.
 	AtStep func(ctx context.Context, step string) error

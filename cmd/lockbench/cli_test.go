@@ -96,6 +96,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown command", []string{"bench"}, []string{`"bench"`, "run"}},
 		{"variants format", []string{"variants", "--format", "xml"}, []string{"--format"}},
 		{"zero repeat", []string{"run", "--repeat", "0"}, []string{"--repeat", "at least 1"}},
+		{"unknown fence", []string{"run", "--fence", "ignore"}, []string{"--fence", `"ignore"`, "count", "reject"}},
 		{"sweep bad slo", []string{"sweep", "--slo", "acquire.p99<fast"}, []string{"--slo", "acquire.p99<fast", "duration"}},
 		{"sweep slo unknown metric", []string{"sweep", "--slo", "latency<5ms"}, []string{"--slo", "unknown metric", "acquire.p99"}},
 		{"sweep falling clients", []string{"sweep", "--clients", "8,4"}, []string{"--clients", "rise", "8,4"}},

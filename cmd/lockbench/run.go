@@ -49,6 +49,8 @@ type runOptions struct {
 	format         string
 	out            string
 	hlog           string
+	fence          string
+	waitStrict     bool
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -92,6 +94,8 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.acquireTimeout, "acquire-timeout", 10*time.Second, "give up a blocking acquire after this long")
 	fs.StringVar(&o.rate, "rate", "", "open loop: acquisitions offered per second across all clients (5000, poisson:5000); --clients caps how many are in progress")
 	fs.StringVar(&o.stages, "stages", "", "open loop: ramp the rate linearly, DURATION:RATE,... (10s:1000,20s:5000,10s:0); replaces --duration")
+	fs.StringVar(&o.fence, "fence", plan.FenceCount, "a write to the protected resource with a fencing token lower than one it has seen: count (as stale) or reject (refused, Kleppmann's fencing)")
+	fs.BoolVar(&o.waitStrict, "wait-strict", false, "wait-replicas: release and retry an acquisition too few replicas acknowledged (default: count it)")
 	fs.IntVar(&o.limit, "limit", 1, "permits of a semaphore (holders admitted at once); 1 for locks")
 	fs.StringVar(&o.clockSkew, "clock-skew", "0", "per-client clock offsets: a fixed +200ms, or uniform:-500ms..500ms")
 	fs.StringArrayVar(&o.faults, "fault", nil, "a fault beside each cell's measured phase, on a topology lockbench starts: "+
@@ -221,7 +225,7 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks,
 			Rate: rate, Arrivals: arrivals, Stages: stages},
 		TTL: o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit, Faults: schedule, Scenario: o.scenario,
-		Repeat: o.repeat,
+		Repeat: o.repeat, Fence: o.fence, WaitStrict: o.waitStrict,
 	}.WithDefaults()
 	if err := p.Validate(); err != nil {
 		flag := "--variants"
@@ -230,6 +234,8 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 			flag = "--limit"
 		case errors.Is(err, faults.ErrBadFault):
 			flag = "--fault"
+		case errors.Is(err, plan.ErrFence):
+			flag = "--fence"
 		}
 		return plan.Plan{}, usagef("%s: %w", flag, err)
 	}
