@@ -27,6 +27,25 @@ func ExampleOracle() {
 	// critical sections: 3 counter: 2 lost updates: 1
 }
 
+// A holder paused past its lease writes with an old fencing token after a
+// later holder wrote with a newer one: the resource refuses the write.
+func ExampleOracle_RejectStaleWrites() {
+	o := metrics.NewOracle(1, 1)
+	o.RejectStaleWrites()
+
+	paused := o.EnterFenced(0, 33) // token 33, then a long pause: the lease expires
+	next := o.EnterFenced(0, 34)   // the next holder, token 34
+	fmt.Println("token 34 written:", o.Exit(next))
+	fmt.Println("token 33 written:", o.Exit(paused)) // stale: refused
+
+	r := o.Report()
+	fmt.Println("rejected:", r.RejectedWrites, "counter:", r.Counter, "lost updates:", r.LostUpdates)
+	// Output:
+	// token 34 written: true
+	// token 33 written: false
+	// rejected: 1 counter: 1 lost updates: 0
+}
+
 func ExampleMerge() {
 	start := time.Now()
 	shards := []*metrics.Recorder{metrics.NewRecorder(start), metrics.NewRecorder(start)}

@@ -15,10 +15,20 @@ import (
 // lock works the counters equal the number of critical sections; every overlap
 // of two holders loses an update.
 //
+// Where the lock hands out fencing tokens, the resource also remembers the
+// highest token written to it and checks every write against it, as the
+// storage in Kleppmann's "How to do distributed locking" (2016) does: a
+// write whose token is lower is stale (its holder's lock has passed on to
+// someone who has written since). By default a stale write is counted and
+// applied; [Oracle.RejectStaleWrites] makes the resource refuse it.
+//
 // An Oracle is safe for concurrent use by many goroutines.
 type Oracle struct {
 	limit     int64
 	resources []resource
+	// rejectStale makes the resources refuse stale writes; set before the
+	// first Enter.
+	rejectStale bool
 
 	handoffMu sync.Mutex
 	handoff   *hdrhistogram.Histogram // release to next acquire, on contended resources
@@ -37,6 +47,12 @@ type resource struct {
 	maxOccupancy     int64
 	criticalSections int64
 	abandoned        int64
+	// fence is the highest fencing token written (0: none yet);
+	// staleWrites counts writes with a lower token that were applied,
+	// rejectedWrites those that were refused.
+	fence          uint64
+	staleWrites    int64
+	rejectedWrites int64
 	// waiting counts clients between Waiting and Enter or GaveUp;
 	// lastExit is when the last holder left, contended whether anyone
 	// was waiting then.
@@ -59,7 +75,8 @@ type Entry struct {
 	resource  int
 	valueRead int64
 	entered   bool
-	epoch     int64 // the resource's entry count at this entry
+	epoch     int64  // the resource's entry count at this entry
+	token     uint64 // the holder's fencing token, 0 for none
 }
 
 // Resource returns the resource the holder entered.
@@ -67,6 +84,9 @@ func (e Entry) Resource() int { return e.resource }
 
 // ValueRead returns the resource's counter as read when the holder entered.
 func (e Entry) ValueRead() int64 { return e.valueRead }
+
+// Token returns the fencing token the holder's write carries, 0 for none.
+func (e Entry) Token() uint64 { return e.token }
 
 // OracleReport is what the oracle observed.
 type OracleReport struct {
@@ -78,10 +98,18 @@ type OracleReport struct {
 	// holders than the limit, summed over resources, including intervals
 	// still open at report time. In JSON it is nanoseconds.
 	TimeOverLimit time.Duration `json:"time_over_limit"`
-	// CriticalSections counts exits (completed critical sections).
+	// CriticalSections counts exits whose write was applied (completed
+	// critical sections); a refused stale write is not one.
 	CriticalSections int64 `json:"critical_sections"`
 	// Abandoned counts holders that left without writing.
 	Abandoned int64 `json:"abandoned"`
+	// StaleWrites counts writes applied although their fencing token was
+	// lower than the highest the resource had been written with (the
+	// default, counting mode).
+	StaleWrites int64 `json:"stale_writes"`
+	// RejectedWrites counts stale writes the resource refused (with
+	// [Oracle.RejectStaleWrites]): not applied, so they lose no update.
+	RejectedWrites int64 `json:"rejected_writes"`
 	// Counter is the sum of all resources' counters.
 	Counter int64 `json:"counter"`
 	// LostUpdates is CriticalSections − Counter: writes that overwrote
@@ -116,6 +144,11 @@ func NewOracle(resources int, limit int) *Oracle {
 	return o
 }
 
+// RejectStaleWrites makes the resources refuse a write whose fencing token
+// is lower than the highest they have been written with, instead of
+// counting and applying it (the default). Call it before the first Enter.
+func (o *Oracle) RejectStaleWrites() { o.rejectStale = true }
+
 // Waiting records that a client starts trying to acquire resource; it is
 // followed by Enter, or by GaveUp when the client does not get it.
 func (o *Oracle) Waiting(resource int) {
@@ -136,10 +169,15 @@ func (o *Oracle) GaveUp(resource int) {
 	res.mu.Unlock()
 }
 
-// Enter records that a holder entered the critical section of resource and
-// reads that resource's counter into the returned Entry. It panics if
-// resource is out of range.
-func (o *Oracle) Enter(resource int) Entry {
+// Enter records that a holder without a fencing token entered the critical
+// section of resource and reads that resource's counter into the returned
+// Entry. It panics if resource is out of range.
+func (o *Oracle) Enter(resource int) Entry { return o.EnterFenced(resource, 0) }
+
+// EnterFenced is Enter for a holder whose lease carries fencing token
+// token; its write at Exit is checked against the highest token the
+// resource has been written with. A token of 0 means none: never checked.
+func (o *Oracle) EnterFenced(resource int, token uint64) Entry {
 	res := o.resource(resource)
 	res.mu.Lock()
 	defer res.mu.Unlock()
@@ -166,17 +204,32 @@ func (o *Oracle) Enter(resource int) Entry {
 	}
 	res.maxOccupancy = max(res.maxOccupancy, res.holders)
 	res.enters++
-	return Entry{resource: resource, valueRead: res.counter, entered: true, epoch: res.enters}
+	return Entry{resource: resource, valueRead: res.counter, entered: true, epoch: res.enters, token: token}
 }
 
 // Exit records that the holder of e left the critical section after finishing
 // its work: it writes the value read at Enter plus one to the resource's
-// counter.
-func (o *Oracle) Exit(e Entry) {
+// counter, and reports whether the resource took the write. A write whose
+// fencing token is lower than the highest the resource has been written
+// with is stale: counted and applied by default, refused under
+// [Oracle.RejectStaleWrites] (Exit then returns false and the counter is
+// left as it was). A write without a token (0) is never checked.
+func (o *Oracle) Exit(e Entry) bool {
 	res := o.leave(e, "Exit")
 	defer res.mu.Unlock()
+	if e.token != 0 {
+		if e.token < res.fence {
+			if o.rejectStale {
+				res.rejectedWrites++
+				return false
+			}
+			res.staleWrites++
+		}
+		res.fence = max(res.fence, e.token)
+	}
 	res.counter = e.valueRead + 1
 	res.criticalSections++
+	return true
 }
 
 // Abandon records that the holder of e left the critical section without
@@ -234,6 +287,8 @@ func (o *Oracle) Report() OracleReport {
 		}
 		rep.CriticalSections += res.criticalSections
 		rep.Abandoned += res.abandoned
+		rep.StaleWrites += res.staleWrites
+		rep.RejectedWrites += res.rejectedWrites
 		rep.Counter += res.counter
 		rep.Holders += res.holders
 		longest := res.longestUnavailable

@@ -62,7 +62,8 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 		return true
 	}
 
-	entry := c.d.oracle.Enter(k)
+	// The write at Exit carries the lease's fencing token (0 for none).
+	entry := c.d.oracle.EnterFenced(k, lease.Token())
 	if f := c.d.holderFault(); f != nil {
 		c.d.event(f, c, string(f.Kind))
 		if f.Kind == faults.HolderCrash {
@@ -78,11 +79,17 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 		c.sleep(ctx, f.For, nil)
 	}
 	lost := c.sleep(ctx, c.d.spec.Hold.Sample(c.rnd), lease.Lost())
-	if lost {
+	switch {
+	case lost:
 		c.d.oracle.Abandon(entry)
 		rec.Add(time.Now(), metrics.LeaseLost)
-	} else {
-		c.d.oracle.Exit(entry)
+	case !c.d.oracle.Exit(entry):
+		// The resource refused the write: its token is older than one
+		// written since, so the lease had passed on. The holder learns it
+		// here, as from a failed renewal: one lease lost, not counted
+		// again when the release finds the lock gone.
+		lost = true
+		rec.Add(time.Now(), metrics.LeaseLost)
 	}
 	rec.Held(time.Since(done))
 
