@@ -10,7 +10,7 @@ import (
 )
 
 // builtin are the variants this package registers itself.
-var builtin = []string{"get-del", "lua-release", "none", "set-nx-ex", "setnx-expire", "simple", "watchdog"}
+var builtin = []string{"fenced", "get-del", "lua-release", "none", "set-nx-ex", "setnx-expire", "simple", "watchdog"}
 
 func TestNames(t *testing.T) {
 	names := variants.Names()
