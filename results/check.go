@@ -57,6 +57,8 @@ func init() {
 		{"overlaps", func(c *Cell) float64 { return float64(c.Violations.Overlaps) }, false, false},
 		{"lost_updates", func(c *Cell) float64 { return float64(c.Violations.LostUpdates) }, false, false},
 		{"stale_releases", func(c *Cell) float64 { return float64(c.Violations.StaleReleases) }, false, false},
+		{"stale_writes", func(c *Cell) float64 { return float64(c.Violations.StaleWrites) }, false, false},
+		{"rejected_writes", func(c *Cell) float64 { return float64(c.Violations.RejectedWrites) }, false, false},
 		{"lease_lost", func(c *Cell) float64 { return float64(c.Violations.LeaseLost) }, false, false},
 		{"max_occupancy", func(c *Cell) float64 { return float64(c.Violations.MaxOccupancy) }, false, false},
 		{"unavailable_ms", func(c *Cell) float64 { return c.Violations.LongestUnavailableMS }, false, false},

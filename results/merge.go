@@ -103,6 +103,8 @@ func mergeCell(a, b *Cell) error {
 	v.LeaseLost += w.LeaseLost
 	v.Abandoned += w.Abandoned
 	v.StaleReleases += w.StaleReleases
+	v.StaleWrites += w.StaleWrites
+	v.RejectedWrites += w.RejectedWrites
 	v.LongestUnavailableMS = max(v.LongestUnavailableMS, w.LongestUnavailableMS)
 	v.Crashed += w.Crashed
 	a.Warmup.Acquisitions += b.Warmup.Acquisitions

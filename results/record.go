@@ -155,6 +155,13 @@ type Violations struct {
 	// StaleReleases counts releases that succeeded while a later holder
 	// was inside: the release freed someone else's lock.
 	StaleReleases int64 `json:"stale_releases"`
+	// StaleWrites counts writes to the resource whose fencing token was
+	// lower than one it had been written with, accepted (--fence count).
+	StaleWrites int64 `json:"stale_writes"`
+	// RejectedWrites counts such writes the resource refused (--fence
+	// reject); a refused write is no critical section, and its holder
+	// counts a lost lease.
+	RejectedWrites int64 `json:"rejected_writes"`
 	// LongestUnavailableMS is the longest time a lock name sat free while
 	// clients waited for it (liveness).
 	LongestUnavailableMS float64 `json:"longest_unavailable_ms"`
@@ -208,6 +215,8 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (Cell, error) {
 			LeaseLost:            m.LeaseLost + out.Warmup.LeaseLost,
 			Abandoned:            oracle.Abandoned,
 			StaleReleases:        m.StaleReleases + out.Warmup.StaleReleases,
+			StaleWrites:          oracle.StaleWrites,
+			RejectedWrites:       oracle.RejectedWrites,
 			LongestUnavailableMS: float64(oracle.LongestUnavailable) / float64(time.Millisecond),
 			Crashed:              m.Crashed + out.Warmup.Crashed,
 		},

@@ -14,6 +14,9 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/variants"
 )
 
 // Formats lists what Render writes.
@@ -62,6 +65,12 @@ func anyCell(f func(c *Cell) bool) func(rec *Record) bool {
 var (
 	openLoop   = anyCell(func(c *Cell) bool { return c.OfferedPerS > 0 })
 	serverCost = anyCell(func(c *Cell) bool { return c.Server != nil })
+	// fencing: a cell of a variant with fencing tokens, or a fence count
+	// (from a record of a variant not registered here).
+	fencing = anyCell(func(c *Cell) bool {
+		info, err := variants.Lookup(c.Variant)
+		return (err == nil && info.Claims.Fencing) || c.Violations.StaleWrites > 0 || c.Violations.RejectedWrites > 0
+	})
 )
 
 // serverFigure shows one figure of a cell's server cost, "-" without one.
@@ -111,6 +120,8 @@ var columns = []column{
 	}, nil},
 	{"lease lost", func(c *Cell) string { return strconv.FormatInt(c.Violations.LeaseLost, 10) }, nil},
 	{"stale rel", func(c *Cell) string { return strconv.FormatInt(c.Violations.StaleReleases, 10) }, nil},
+	{"stale wr", func(c *Cell) string { return strconv.FormatInt(c.Violations.StaleWrites, 10) }, fencing},
+	{"rejected wr", func(c *Cell) string { return strconv.FormatInt(c.Violations.RejectedWrites, 10) }, fencing},
 	{"max unavail", func(c *Cell) string { return FormatMicros(c.Violations.LongestUnavailableMS * 1000) }, nil},
 	{"counters", func(c *Cell) string { return formatCounters(c.Counters) }, anyCell(func(c *Cell) bool { return len(c.Counters) > 0 })},
 }
@@ -212,6 +223,9 @@ func Notes(rec *Record) []string {
 	if rec.Config.Limit > 1 {
 		line += fmt.Sprintf(" · limit %d", rec.Config.Limit)
 	}
+	if rec.Config.Fence == plan.FenceReject {
+		line += " · fence reject"
+	}
 	if !w.Clocks.IsZero() {
 		line += " · clock skew " + w.Clocks.Skew.String()
 		for _, j := range w.Clocks.Jumps {
@@ -240,7 +254,8 @@ func renderCSV(w io.Writer, rec *Record) error {
 		"acquire_p50_us", "acquire_p90_us", "acquire_p99_us", "acquire_p999_us", "acquire_max_us",
 		"release_p50_us", "release_p99_us", "attempts", "failed_attempts", "timeouts", "errors", "commands",
 		"commands_per_acquisition", "jain", "min_per_client", "max_per_client",
-		"overlaps", "max_occupancy", "time_over_limit_ms", "lost_updates", "lease_lost", "abandoned", "interrupted", "error"}
+		"overlaps", "max_occupancy", "time_over_limit_ms", "lost_updates", "lease_lost", "abandoned",
+		"stale_releases", "stale_writes", "rejected_writes", "interrupted", "error"}
 	if err := cw.Write(header); err != nil {
 		return err
 	}
@@ -256,6 +271,7 @@ func renderCSV(w io.Writer, rec *Record) error {
 			n(c.Fairness.MinPerClient), n(c.Fairness.MaxPerClient),
 			n(c.Violations.Overlaps), n(c.Violations.MaxOccupancy), f(c.Violations.TimeOverLimitMS),
 			n(c.Violations.LostUpdates), n(c.Violations.LeaseLost), n(c.Violations.Abandoned),
+			n(c.Violations.StaleReleases), n(c.Violations.StaleWrites), n(c.Violations.RejectedWrites),
 			strconv.FormatBool(c.Interrupted), c.Error}); err != nil {
 			return err
 		}

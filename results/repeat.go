@@ -163,6 +163,8 @@ func (g Group) Summary() Cell {
 	v.LostUpdates = sum(func(c *Cell) int64 { return c.Violations.LostUpdates })
 	v.LeaseLost = sum(func(c *Cell) int64 { return c.Violations.LeaseLost })
 	v.StaleReleases = sum(func(c *Cell) int64 { return c.Violations.StaleReleases })
+	v.StaleWrites = sum(func(c *Cell) int64 { return c.Violations.StaleWrites })
+	v.RejectedWrites = sum(func(c *Cell) int64 { return c.Violations.RejectedWrites })
 	v.Abandoned = sum(func(c *Cell) int64 { return c.Violations.Abandoned })
 	v.Crashed = sum(func(c *Cell) int64 { return c.Violations.Crashed })
 	v.CriticalSections = sum(func(c *Cell) int64 { return c.Violations.CriticalSections })

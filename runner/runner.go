@@ -211,6 +211,9 @@ func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int
 		all = append(all, counted.Wrap(c))
 	}
 	oracle := metrics.NewOracle(spec.Keys, p.Limit)
+	if p.Fence == plan.FenceReject {
+		oracle.RejectStaleWrites()
+	}
 	newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
 		return variants.New(variant, variants.Config{
 			Conn: counted, Conns: all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,

@@ -1,0 +1,117 @@
+package results_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+// fencedRecord is sampleRecord's cell run twice as the fenced variant, with
+// stale writes 3 and 4 and rejected writes 5 and 6.
+func fencedRecord(t *testing.T) *results.Record {
+	t.Helper()
+	rec := sampleRecord(t)
+	base := rec.Cells[0]
+	base.Variant = "fenced"
+	rec.Cells = nil
+	for i := range 2 {
+		c := base
+		c.Repetition = i + 1
+		c.Violations.StaleWrites, c.Violations.RejectedWrites = int64(3+i), int64(5+i)
+		rec.Cells = append(rec.Cells, c)
+	}
+	rec.Config.Repeat = 2
+	return rec
+}
+
+func TestNewCellFenceCounts(t *testing.T) {
+	out := workloads.Outcome{Measured: metrics.Merge(nil, nil), Warmup: metrics.Merge(nil, nil), Handoff: metrics.NewOracle(1, 1).Handoff()}
+	c, err := results.NewCell(out, metrics.OracleReport{StaleWrites: 7, RejectedWrites: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Violations.StaleWrites != 7 || c.Violations.RejectedWrites != 9 {
+		t.Errorf("violations %+v; want 7 stale and 9 rejected writes from the oracle", c.Violations)
+	}
+}
+
+// Repetitions total their fence counts, as merged shards sum them.
+func TestFenceCountsAddUp(t *testing.T) {
+	rec := fencedRecord(t)
+	s := results.Groups(rec)[0].Summary()
+	if s.Violations.StaleWrites != 7 || s.Violations.RejectedWrites != 11 {
+		t.Errorf("summary %d stale, %d rejected; want the totals 7 and 11", s.Violations.StaleWrites, s.Violations.RejectedWrites)
+	}
+	merged, err := results.Merge([]*results.Record{rec, fencedRecord(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := merged.Cells[0].Violations; v.StaleWrites != 6 || v.RejectedWrites != 10 {
+		t.Errorf("merged shards %d stale, %d rejected; want 3+3 and 5+5", v.StaleWrites, v.RejectedWrites)
+	}
+}
+
+func TestFenceFigures(t *testing.T) {
+	c := fencedRecord(t).Cells[0]
+	for _, tc := range []struct {
+		name string
+		want float64
+	}{{"stale_writes", 3}, {"rejected_writes", 5}} {
+		f, err := results.LookupFigure(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.HigherIsBetter || f.Latency || f.Value(&c) != tc.want {
+			t.Errorf("%s: higher is better %v, latency %v, value %v; want lower is better, a count, %v", tc.name, f.HigherIsBetter, f.Latency, f.Value(&c), tc.want)
+		}
+	}
+	if ok, err := results.Check("stale_writes==0", &c); err != nil || ok {
+		t.Errorf("check stale_writes==0 on 3 stale writes: %v, %v; want false", ok, err)
+	}
+}
+
+// The fence columns show with a fenced variant or a fence count, and not
+// otherwise; the notes say when stale writes were rejected; the CSV has
+// both counts.
+func TestFenceColumns(t *testing.T) {
+	render := func(rec *results.Record, format string) string {
+		var buf bytes.Buffer
+		if err := results.Render(&buf, rec, format); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	plain := sampleRecord(t) // lua-release, no fence counts
+	if out := render(plain, "table"); strings.Contains(out, "stale wr") || strings.Contains(out, "fence reject") {
+		t.Errorf("fence columns or note without a fenced variant:\n%s", out)
+	}
+	counted := sampleRecord(t)
+	counted.Cells[0].Violations.StaleWrites = 2 // e.g. a variant of a newer build
+	if out := render(counted, "table"); !strings.Contains(out, "stale wr") {
+		t.Errorf("no fence columns with stale writes:\n%s", out)
+	}
+
+	rec := fencedRecord(t)
+	rec.Config.Fence = plan.FenceReject
+	out := render(rec, "table")
+	for _, want := range []string{"stale wr", "rejected wr", "fence reject"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	rows, err := csv.NewReader(strings.NewReader(render(rec, "csv"))).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("csv: %v, %d rows", err, len(rows))
+	}
+	stale, rejected := slices.Index(rows[0], "stale_writes"), slices.Index(rows[0], "rejected_writes")
+	if stale < 0 || rejected < 0 || rows[2][stale] != "4" || rows[2][rejected] != "6" {
+		t.Errorf("csv header %v, second repetition %v; want stale_writes 4 and rejected_writes 6", rows[0], rows[2])
+	}
+}
