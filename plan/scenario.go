@@ -41,6 +41,8 @@ type Scenario struct {
 	ClockJumps     []string `yaml:"clock_jumps"`
 	Faults         []string `yaml:"faults"`
 	Repeat         int      `yaml:"repeat"`
+	// Fence is the run's --fence: count (default) or reject.
+	Fence string `yaml:"fence"`
 	// Expect turns Predicts into checks, per variant: conditions on the
 	// cell's figures such as overlaps>0, stale_releases=0,
 	// unavailable_ms<800 (see results.Check).
@@ -86,6 +88,7 @@ func (s Scenario) Args() []string {
 	for _, f := range s.Faults {
 		add("fault", f)
 	}
+	add("fence", s.Fence)
 	return args
 }
 
