@@ -22,11 +22,13 @@ const Confidence = 0.95
 // the order a report shows them.
 var DefaultMetrics = []string{
 	"throughput", "acquire.p50", "acquire.p99", "acquire.p999", "handoff.p99", "server.cpu_us",
-	"overlaps", "lost_updates", "stale_releases",
+	"overlaps", "lost_updates", "stale_releases", "stale_writes", "rejected_writes",
 }
 
 // violations are the figures that count a broken promise. A report shows
 // them even when they are zero on both sides: for a lock, zero is the news.
+// (The fencing counts, stale and rejected writes, are shown only where a
+// side has some: they are zero wherever no variant hands out tokens.)
 var violations = map[string]bool{"overlaps": true, "lost_updates": true, "stale_releases": true, "lease_lost": true}
 
 // ErrBadOptions is wrapped by Compare's errors about its Options.

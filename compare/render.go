@@ -49,16 +49,18 @@ func Render(w io.Writer, rep *Report, format string) error {
 
 // descriptions say what a metric's values are, in a block's heading.
 var descriptions = map[string]string{
-	"throughput":     "acquisitions/s",
-	"acquire.p50":    "acquire latency, median",
-	"acquire.p99":    "acquire latency",
-	"acquire.p999":   "acquire latency",
-	"handoff.p99":    "holder to next holder on a contended name",
-	"server.cpu_us":  "Redis CPU µs per acquisition",
-	"overlaps":       "entries over the limit, per repetition",
-	"lost_updates":   "per repetition",
-	"stale_releases": "releases that freed another holder's lock, per repetition",
-	"lease_lost":     "per repetition",
+	"throughput":      "acquisitions/s",
+	"acquire.p50":     "acquire latency, median",
+	"acquire.p99":     "acquire latency",
+	"acquire.p999":    "acquire latency",
+	"handoff.p99":     "holder to next holder on a contended name",
+	"server.cpu_us":   "Redis CPU µs per acquisition",
+	"overlaps":        "entries over the limit, per repetition",
+	"lost_updates":    "per repetition",
+	"stale_releases":  "releases that freed another holder's lock, per repetition",
+	"lease_lost":      "per repetition",
+	"stale_writes":    "writes with an older fencing token, accepted, per repetition",
+	"rejected_writes": "writes with an older fencing token, refused, per repetition",
 }
 
 func heading(metric string, fig results.Figure) string {
