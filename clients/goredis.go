@@ -23,7 +23,10 @@ type goRedisConn struct {
 	client redis.UniversalClient // nil on a dedicated connection
 }
 
-var _ Client = (*goRedisConn)(nil)
+var (
+	_ Client                 = (*goRedisConn)(nil)
+	_ variants.GoRedisNative = (*goRedisConn)(nil)
+)
 
 // quietGoRedis stops go-redis from logging to stderr: every error it would
 // log also comes back from the call that met it, where it is counted.
@@ -161,6 +164,10 @@ func (g *goRedisConn) Dedicated(ctx context.Context, key string, fn func(variant
 	defer conn.Close()
 	return fn(&goRedisConn{doer: conn})
 }
+
+// GoRedis returns the client, for the variants that wrap a lock library
+// (nil on a dedicated connection).
+func (g *goRedisConn) GoRedis() redis.UniversalClient { return g.client }
 
 func (g *goRedisConn) Close() {
 	if g.client != nil {

@@ -19,11 +19,15 @@ type rueidisDoer interface {
 
 type rueidisConn struct {
 	doer      rueidisDoer
-	client    rueidis.Client // nil on a dedicated connection
+	client    rueidis.Client       // nil on a dedicated connection
+	option    rueidis.ClientOption // what client was built from
 	dedicated bool
 }
 
-var _ Client = (*rueidisConn)(nil)
+var (
+	_ Client                 = (*rueidisConn)(nil)
+	_ variants.RueidisNative = (*rueidisConn)(nil)
+)
 
 func newRueidis(access topologies.Access) (*rueidisConn, error) {
 	ep := access.Endpoints[0]
@@ -49,8 +53,12 @@ func newRueidis(access topologies.Access) (*rueidisConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rueidisConn{doer: c, client: c}, nil
+	return &rueidisConn{doer: c, client: c, option: opt}, nil
 }
+
+// Rueidis returns the client and its options, for the variants that
+// wrap a lock library (nil on a dedicated connection).
+func (r *rueidisConn) Rueidis() (rueidis.Client, rueidis.ClientOption) { return r.client, r.option }
 
 func (r *rueidisConn) build(cmd variants.Command) rueidis.Completed {
 	b := r.doer.B()

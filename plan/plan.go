@@ -22,6 +22,8 @@ var (
 	ErrNeedsSemaphore = errors.New("limit needs a semaphore")
 	// ErrFence: an unknown fence mode.
 	ErrFence = errors.New("unknown fence mode")
+	// ErrClient: a variant does not run on the client library.
+	ErrClient = errors.New("variant does not run on this client library")
 )
 
 // Plan is one run: every variant × every client count, on one topology.
@@ -40,6 +42,10 @@ type Plan struct {
 	Workload workloads.Spec `json:"workload"`
 	// TTL is the lease time of expiring locks. Default 10s.
 	TTL time.Duration `json:"ttl_ns"`
+	// TTLGiven says that TTL was given (--ttl) rather than defaulted: the
+	// variants wrapping a lock library keep the library's own lease time
+	// unless it was.
+	TTLGiven bool `json:"ttl_given,omitempty"`
 	// AcquireTimeout bounds one blocking acquire. Default 10s.
 	AcquireTimeout time.Duration `json:"acquire_timeout_ns"`
 	// Retry overrides every variant's own retry policy when set.
@@ -107,6 +113,9 @@ func (p Plan) Validate() error {
 		}
 		if shape := variants.Shape(p.Topology.Mode()); !info.Supports(shape) {
 			return invalid(ErrShape, "%s does not run on %s (%s); it runs on %s", v, topologyName(p.Topology), shape, shapes(info))
+		}
+		if clients.Check(p.Client) == nil && !info.RunsOn(p.Client) {
+			return invalid(ErrClient, "%s does not run on %s; it runs on %s", v, p.Client, strings.Join(info.Clients, ", "))
 		}
 		if p.Limit > 1 && info.Kind == variants.KindLock {
 			return invalid(ErrNeedsSemaphore, "limit %d needs a semaphore, and %s is a lock (semaphores: %s)", p.Limit, v, strings.Join(Semaphores(), ", "))

@@ -86,6 +86,9 @@ type Cell struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Error is why the cell could not run; its figures are then empty.
 	Error string `json:"error,omitempty"`
+	// Settings says which lease time and retry a variant wrapping a lock
+	// library used: the library's own defaults or the run's.
+	Settings string `json:"settings,omitempty"`
 
 	ElapsedS       float64 `json:"elapsed_s"`
 	Acquisitions   int64   `json:"acquisitions"`

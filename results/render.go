@@ -236,6 +236,13 @@ func Notes(rec *Record) []string {
 		line += " · fault " + f.String()
 	}
 	notes := []string{line, "acquire latency of successful acquisitions; busy = tries that found the lock or every permit held; max occ = most holders at once / limit"}
+	described := map[string]bool{}
+	for _, c := range rec.Cells {
+		if c.Settings != "" && !described[c.Variant] {
+			described[c.Variant] = true
+			notes = append(notes, c.Variant+": "+c.Settings)
+		}
+	}
 	if !rec.Topology.Representative {
 		notes = append(notes, "WARNING: embedded miniredis, not a real Redis server: latency and throughput are not representative.")
 	}

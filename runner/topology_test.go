@@ -32,14 +32,14 @@ func TestEveryTopology(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var supported []string
-		for _, info := range variants.All() {
-			if info.Supports(variants.Shape(spec.Mode())) {
-				supported = append(supported, info.Name)
-			}
-		}
 		for _, lib := range clients.Names {
 			t.Run(name+"/"+lib, func(t *testing.T) {
+				var supported []string
+				for _, info := range variants.All() {
+					if info.Supports(variants.Shape(spec.Mode())) && info.RunsOn(lib) {
+						supported = append(supported, info.Name)
+					}
+				}
 				p := plan.Plan{
 					Variants: supported, Clients: []int{4}, Client: lib, Topology: spec,
 					Workload: workloads.Spec{Keys: 4, Hold: dist(t, "500us"), Duration: 150 * time.Millisecond},

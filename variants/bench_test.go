@@ -1,6 +1,7 @@
 package variants_test
 
 import (
+	"io"
 	"testing"
 
 	"github.com/lockbench/lockbench/clients"
@@ -16,10 +17,16 @@ func BenchmarkAcquireRelease(b *testing.B) {
 	for _, lib := range clients.Names {
 		for _, v := range variants.Names() {
 			b.Run(lib+"/"+v, func(b *testing.B) {
+				if info, _ := variants.Lookup(v); !info.RunsOn(lib) {
+					b.Skipf("%s does not run on %s", v, lib)
+				}
 				counted := variants.NewCounted(conns[lib])
 				l, err := variants.New(v, variants.Config{Conn: counted, Prefix: "lbbench:" + b.Name() + ":"})
 				if err != nil {
 					b.Fatal(err)
+				}
+				if c, ok := l.(io.Closer); ok {
+					defer c.Close()
 				}
 				ctx := b.Context()
 				before := counted.Commands()

@@ -7,6 +7,13 @@
 // drivers: each variant is one file that registers itself in init, with its
 // Lua scripts next to it.
 //
+// A few variants are thin adapters over third-party lock libraries
+// (redsync, redislock, rueidislock). They reach the client library's own
+// client through RueidisNative or GoRedisNative (Unwrap sees through
+// Counted), count the commands the library sends into the same counter,
+// keep the library's own lease time and retry unless the run sets them
+// (Config.TTLGiven, a zero Config.Retry), and say which in Info.Settings.
+//
 // A variant never reads flags and never prints; it reports what happened
 // through its return values and errors (ErrBusy, ErrTimeout, ErrLeaseLost).
 package variants

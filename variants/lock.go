@@ -70,8 +70,13 @@ type Config struct {
 	Prefix string
 	// TTL is the lease time of variants that expire. Default 10s.
 	TTL time.Duration
+	// TTLGiven says that the run chose TTL (--ttl) rather than leaving it
+	// at its default: variants wrapping a lock library keep the library's
+	// own lease time unless it is set. Default false.
+	TTLGiven bool
 	// Retry is the policy of a blocking acquire. Default: the variant's own
-	// (Info.DefaultRetry).
+	// (Info.DefaultRetry); it stays zero for a variant that keeps its
+	// library's own retry (DefaultRetry "").
 	Retry RetryPolicy
 	// AcquireTimeout bounds one blocking acquire. Default 10s.
 	AcquireTimeout time.Duration
@@ -120,7 +125,7 @@ func (c Config) withDefaults(info Info) (Config, error) {
 	if c.TTL <= 0 {
 		c.TTL = 10 * time.Second
 	}
-	if c.Retry.IsZero() {
+	if c.Retry.IsZero() && info.DefaultRetry != "" {
 		r, err := ParseRetry(info.DefaultRetry)
 		if err != nil {
 			return c, fmt.Errorf("variants: %s default retry: %w", info.Name, err)

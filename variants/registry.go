@@ -64,7 +64,8 @@ type Info struct {
 	Summary string `json:"summary"`
 	Claims  Claims `json:"claims"`
 	// DefaultRetry is the retry policy used when the run sets none, in
-	// ParseRetry's syntax.
+	// ParseRetry's syntax. "" for a variant that wraps a lock library:
+	// the library's own retry is kept (Config.Retry stays zero).
 	DefaultRetry string `json:"default_retry"`
 	// Steps are the named points inside the variant's operations where
 	// Config.AtStep is called.
@@ -72,6 +73,24 @@ type Info struct {
 	// Shapes are the shapes of Redis the variant runs on. Default: single
 	// and cluster.
 	Shapes []Shape `json:"shapes,omitempty"`
+	// Clients are the client libraries (LibRueidis, LibGoRedis) the
+	// variant runs on. Default: all.
+	Clients []string `json:"clients,omitempty"`
+	// Settings, when set, says in one line which lease time and retry a
+	// built variant uses (its library's defaults or the run's), for the
+	// record. cfg has its defaults filled.
+	Settings func(cfg Config) string `json:"-"`
+}
+
+// The client libraries, as the clients package and --client name them.
+const (
+	LibRueidis = "rueidis"
+	LibGoRedis = "go-redis"
+)
+
+// RunsOn reports whether the variant runs on the client library lib.
+func (i Info) RunsOn(lib string) bool {
+	return len(i.Clients) == 0 || slices.Contains(i.Clients, lib)
 }
 
 // Shape is a shape of Redis (the topology's mode).
@@ -124,7 +143,9 @@ func Register(info Info, factory Factory) {
 	if _, dup := registry[info.Name]; dup {
 		panic("variants: Register called twice for " + info.Name)
 	}
-	if _, err := ParseRetry(info.DefaultRetry); err != nil {
+	// A variant keeping its library's own retry ("") must say in Settings
+	// which one it used.
+	if _, err := ParseRetry(info.DefaultRetry); err != nil && (info.DefaultRetry != "" || info.Settings == nil) {
 		panic(fmt.Sprintf("variants: %s: bad default retry: %v", info.Name, err))
 	}
 	registry[info.Name] = entry{info, factory}
@@ -177,4 +198,20 @@ func New(name string, cfg Config) (Lock, error) {
 		return nil, err
 	}
 	return e.factory(cfg)
+}
+
+// Settings describes, for the record, the lease time and retry the named
+// variant uses with cfg; "" for variants that say nothing beyond the
+// run's configuration.
+func Settings(name string, cfg Config) string {
+	registryMu.RLock()
+	e, ok := registry[name]
+	registryMu.RUnlock()
+	if !ok || e.info.Settings == nil {
+		return ""
+	}
+	if filled, err := cfg.withDefaults(e.info); err == nil {
+		cfg = filled
+	}
+	return e.info.Settings(cfg)
 }

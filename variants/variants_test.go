@@ -3,6 +3,7 @@ package variants_test
 import (
 	"context"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -49,6 +50,9 @@ func newHarness(t *testing.T, conn variants.Conn, lib, variant string) *harness 
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !info.RunsOn(lib) {
+		t.Skipf("%s runs on %s only", variant, strings.Join(info.Clients, ", "))
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	t.Cleanup(cancel)
 	return &harness{lib: lib, variant: variant, info: info, conn: conn, prefix: "lbtest:" + t.Name() + ":", ctx: ctx}
@@ -84,6 +88,9 @@ func (h *harness) lock(t *testing.T, cfg variants.Config) variants.Lock {
 	l, err := variants.New(h.variant, cfg)
 	if err != nil {
 		t.Fatalf("New(%s): %v", h.variant, err)
+	}
+	if c, ok := l.(io.Closer); ok { // after the releases of acquire's cleanups
+		t.Cleanup(func() { _ = c.Close() })
 	}
 	return l
 }

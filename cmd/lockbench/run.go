@@ -72,7 +72,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	if help, err = parse(fs, args); help || err != nil {
 		return o, p, help, err
 	}
-	p, err = o.plan(fs.Changed("duration"))
+	p, err = o.plan(fs.Changed)
 	return o, p, false, err
 }
 
@@ -108,9 +108,10 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.hlog, "hlog", "", "also write each cell's acquire latency as an HdrHistogram interval log (1 s intervals, µs: HistogramLogProcessor -outputValueUnitRatio 1) into this directory")
 }
 
-// plan checks the flags and turns them into a plan. Every error names its
-// flag and what it accepts.
-func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
+// plan checks the flags and turns them into a plan; changed says which
+// flags were given. Every error names its flag and what it accepts.
+func (o runOptions) plan(changed func(flag string) bool) (plan.Plan, error) {
+	durationSet := changed("duration")
 	for _, v := range o.variants {
 		if _, err := variants.Lookup(v); err != nil {
 			return plan.Plan{}, usagef("--variants: %w", err)
@@ -224,7 +225,7 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 		Topology: topo,
 		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks,
 			Rate: rate, Arrivals: arrivals, Stages: stages},
-		TTL: o.ttl, AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit, Faults: schedule, Scenario: o.scenario,
+		TTL: o.ttl, TTLGiven: changed("ttl"), AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit, Faults: schedule, Scenario: o.scenario,
 		Repeat: o.repeat, Fence: o.fence, WaitStrict: o.waitStrict,
 	}.WithDefaults()
 	if err := p.Validate(); err != nil {
@@ -234,6 +235,8 @@ func (o runOptions) plan(durationSet bool) (plan.Plan, error) {
 			flag = "--limit"
 		case errors.Is(err, faults.ErrBadFault):
 			flag = "--fault"
+		case errors.Is(err, plan.ErrClient):
+			flag = "--client"
 		case errors.Is(err, plan.ErrFence):
 			flag = "--fence"
 		}

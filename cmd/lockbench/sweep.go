@@ -72,7 +72,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	p, err := o.plan(fs.Changed("duration"))
+	p, err := o.plan(fs.Changed)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,15 @@ func runVariants(args []string, stdout, stderr io.Writer) error {
 				shapes = append(shapes, string(s))
 			}
 		}
-		row := []string{v.Name, string(v.Kind), v.Claims.String(), v.DefaultRetry, strings.Join(shapes, ","), v.Source, v.Summary}
+		runsOn := strings.Join(shapes, ",")
+		if len(v.Clients) > 0 {
+			runsOn += "; " + strings.Join(v.Clients, ",") + " only"
+		}
+		retry := v.DefaultRetry
+		if retry == "" {
+			retry = "the library's"
+		}
+		row := []string{v.Name, string(v.Kind), v.Claims.String(), retry, runsOn, v.Source, v.Summary}
 		if err := t.Append(row); err != nil {
 			return err
 		}
