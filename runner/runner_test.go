@@ -10,6 +10,7 @@ import (
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -25,7 +26,13 @@ func dist(t *testing.T, s string) workloads.Distribution {
 // runPlan runs p on a local redis-server that the runner starts itself.
 func runPlan(t *testing.T, p plan.Plan) *results.Record {
 	t.Helper()
-	p.Topology = topologies.Spec{Name: "local"}
+	return runPlanOn(t, topologies.Spec{Name: "local"}, p)
+}
+
+// runPlanOn runs p on topo and fails the test when a cell could not run.
+func runPlanOn(t *testing.T, topo topologies.Spec, p plan.Plan) *results.Record {
+	t.Helper()
+	p.Topology = topo
 	rec, err := runner.Run(context.Background(), p, runner.Options{})
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -56,13 +63,21 @@ func TestNoLockViolates(t *testing.T) {
 	}
 }
 
-// Without faults and with a TTL far above the hold time, every lock keeps
-// mutual exclusion, on both client libraries.
+// Without faults and with a TTL far above the hold time, every lock that
+// runs on one Redis keeps mutual exclusion, on each client library it runs
+// on, and leaves no key behind: the runner deletes the keys under the run's
+// prefix, so a key left on the test's own server was written outside it.
 func TestLocksExcludeWithoutFaults(t *testing.T) {
-	locks := []string{"simple", "setnx-expire", "set-nx-ex", "get-del", "lua-release", "watchdog"}
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
-			rec := runPlan(t, plan.Plan{
+			var locks []string
+			for _, info := range variants.All() {
+				if info.Kind == variants.KindLock && info.Supports(variants.ShapeSingle) && info.RunsOn(lib) {
+					locks = append(locks, info.Name)
+				}
+			}
+			ep := startRedis(t)
+			rec := runPlanOn(t, topologies.Spec{Targets: []string{"redis://" + ep.Addr}}, plan.Plan{
 				Variants: locks, Clients: []int{16}, Client: lib, TTL: 10 * time.Second,
 				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 700 * time.Millisecond, Warmup: 100 * time.Millisecond},
 			})
@@ -79,6 +94,9 @@ func TestLocksExcludeWithoutFaults(t *testing.T) {
 				if c.Client != lib || c.CommandsPerAcquisition < 2 {
 					t.Errorf("%s: client %q, %.2f commands per acquisition", c.Variant, c.Client, c.CommandsPerAcquisition)
 				}
+			}
+			if n := dbSize(t, ep, lib); n != 0 {
+				t.Errorf("after the run the server holds %d keys; want 0 (a variant wrote outside the run's prefix)", n)
 			}
 		})
 	}

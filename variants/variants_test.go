@@ -293,6 +293,8 @@ func TestReleaseAfterOverwrite(t *testing.T) {
 		{"get-del", variants.ErrLeaseLost, true, "GET and compare, then DEL"},
 		{"lua-release", variants.ErrLeaseLost, true, "Lua compare-and-delete"},
 		{"watchdog", variants.ErrLeaseLost, true, "Lua compare-and-delete"},
+		{"redsync", variants.ErrLeaseLost, true, "redsync's Lua compare-and-delete"},
+		{"redislock", variants.ErrLeaseLost, true, "redislock's Lua compare-and-delete"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.variant, func(t *testing.T) {

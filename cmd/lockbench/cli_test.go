@@ -75,6 +75,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown parameter", []string{"run", "--topology", "local:cluster?shards=3"}, []string{"--topology", "shards", "masters"}},
 		{"zero nodes", []string{"run", "--topology", "local:redlock?nodes=0"}, []string{"--topology", "nodes", "from 1"}},
 		{"variant on wrong shape", []string{"run", "--topology", "local:redlock", "--variants", "lua-release"}, []string{"--variants", "lua-release", "independent"}},
+		{"variant on wrong client", []string{"run", "--client", "go-redis", "--variants", "rueidislock"}, []string{"--client", "rueidislock", "runs on rueidis"}},
 		{"cluster seed not host:port", []string{"run", "--cluster", "seed"}, []string{"--cluster", `"seed"`}},
 		{"cluster unreachable", []string{"run", "--cluster", closedPort(t), "--duration", "1s"}, []string{"unreachable", "cluster"}},
 		{"sentinel without name", []string{"run", "--sentinel", "127.0.0.1:26379"}, []string{"--sentinel", "--master-name"}},
