@@ -7,11 +7,14 @@ var Scenarios = []Scenario{
 		Name: "baseline", Tests: "no fault, TTL far above the hold time",
 		Source:   "DESIGN.md: a correct variant under no faults must report zero violations",
 		Predicts: "0 overlaps and 0 lost updates for every lock; none overlaps",
-		Variants: []string{"none", "simple", "setnx-expire", "set-nx-ex", "get-del", "lua-release", "watchdog"},
-		Clients:  []int{16}, Keys: 1, TTL: "10s", Hold: "1ms", Duration: "3s", Warmup: "500ms",
+		Variants: []string{"none", "simple", "setnx-expire", "set-nx-ex", "get-del", "lua-release", "watchdog",
+			"fenced", "notify", "wait-replicas", "redsync", "rueidislock"},
+		Clients: []int{16}, Keys: 1, TTL: "10s", Hold: "1ms", Duration: "3s", Warmup: "500ms",
 		Expect: map[string][]string{"none": {"overlaps>0", "lost_updates>0"}, "simple": {"overlaps=0", "lost_updates=0"},
 			"setnx-expire": {"overlaps=0", "lost_updates=0"}, "set-nx-ex": {"overlaps=0", "lost_updates=0"}, "get-del": {"overlaps=0", "lost_updates=0"},
-			"lua-release": {"overlaps=0", "lost_updates=0"}, "watchdog": {"overlaps=0", "lost_updates=0"}},
+			"lua-release": {"overlaps=0", "lost_updates=0"}, "watchdog": {"overlaps=0", "lost_updates=0"},
+			"fenced": {"overlaps=0", "lost_updates=0"}, "notify": {"overlaps=0", "lost_updates=0"}, "wait-replicas": {"overlaps=0", "lost_updates=0"},
+			"redsync": {"overlaps=0", "lost_updates=0"}, "rueidislock": {"overlaps=0", "lost_updates=0"}},
 	},
 	{
 		Name: "ticket-sale", Tests: "the ticket sale: query the stock, hold, write it back decremented; lost updates are tickets oversold",
@@ -21,11 +24,14 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "long-hold", Tests: "the work outlasts the TTL",
-		Source:   "seed 002 §1.3, §1.6; Kleppmann 2016",
-		Predicts: "set-nx-ex and lua-release overlap, set-nx-ex's late DEL frees another's lock (stale release); the watchdog does not overlap",
-		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{8}, Keys: 1,
+		Source: "seed 002 §1.3, §1.6; Kleppmann 2016",
+		Predicts: "the locks without renewal (set-nx-ex, lua-release, fenced, notify, redsync) overlap, set-nx-ex's late DEL frees another's lock (stale release); " +
+			"those that renew (the watchdog, rueidislock) do not overlap",
+		Variants: []string{"set-nx-ex", "lua-release", "watchdog", "fenced", "notify", "redsync", "rueidislock"}, Clients: []int{8}, Keys: 1,
 		TTL: "200ms", Hold: "400ms", Duration: "3s", Warmup: "0s",
-		Expect: map[string][]string{"set-nx-ex": {"overlaps>0", "stale_releases>0"}, "lua-release": {"overlaps>0", "stale_releases=0"}, "watchdog": {"overlaps=0"}},
+		Expect: map[string][]string{"set-nx-ex": {"overlaps>0", "stale_releases>0"}, "lua-release": {"overlaps>0", "stale_releases=0"}, "watchdog": {"overlaps=0"},
+			"fenced": {"overlaps>0", "stale_releases=0"}, "notify": {"overlaps>0", "stale_releases=0"}, "redsync": {"overlaps>0", "stale_releases=0"},
+			"rueidislock": {"overlaps=0"}},
 	},
 	{
 		Name: "holder-pause", Tests: "a holder freezes (a stop-the-world pause) for longer than the TTL, renewals too",
@@ -54,12 +60,14 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "holder-crash", Tests: "a holder dies holding the lock",
-		Source:   "seed 000 (locks with timeouts); seed 002 §1.3",
-		Predicts: "the TTL-less simple lock is lost to the end (timeouts, unavailability); TTL locks come back after one TTL",
-		Variants: []string{"simple", "set-nx-ex", "lua-release", "watchdog"}, Clients: []int{4}, Keys: 1,
+		Source: "seed 000 (locks with timeouts); seed 002 §1.3",
+		Predicts: "the TTL-less simple lock is lost to the end (timeouts, unavailability); TTL locks come back after one TTL " +
+			"(rueidislock is left out: its renewal runs inside the library, where the harness cannot crash it)",
+		Variants: []string{"simple", "set-nx-ex", "lua-release", "watchdog", "fenced", "notify", "redsync"}, Clients: []int{4}, Keys: 1,
 		TTL: "500ms", AcquireTimeout: "700ms", Hold: "1ms", Duration: "3s", Warmup: "0s", Faults: []string{"at=500ms holder-crash"},
 		Expect: map[string][]string{"simple": {"timeouts>0", "unavailable_ms>2000"}, "set-nx-ex": {"unavailable_ms<1000"},
-			"lua-release": {"unavailable_ms<1000"}, "watchdog": {"unavailable_ms<1000"}},
+			"lua-release": {"unavailable_ms<1000"}, "watchdog": {"unavailable_ms<1000"},
+			"fenced": {"unavailable_ms<1000"}, "notify": {"unavailable_ms<1000"}, "redsync": {"unavailable_ms<1000"}},
 	},
 	{
 		Name: "crash-before-expire", Tests: "a client dies between SETNX and EXPIRE",
@@ -79,9 +87,10 @@ var Scenarios = []Scenario{
 	{
 		Name: "failover", Tests: "the master fails over right after acquisitions; replication is asynchronous",
 		Source:   "seed 002 §1.7; the Redis distributed-locks page",
-		Predicts: "a lock written to the master but not yet to the replica is lost on failover: overlaps are possible",
-		Variants: []string{"lua-release"}, Topology: "local:replicated?replicas=1", Clients: []int{8}, Keys: 1,
-		Hold: "1ms", Duration: "3s", Warmup: "0s", Faults: []string{"at=1s failover node=replica-1"},
+		Predicts: "a lock written to the master but not yet to the replica is lost on failover: overlaps are possible; " +
+			"wait-replicas counts the acquisitions a replica acknowledged",
+		Variants: []string{"lua-release", "wait-replicas"}, Topology: "local:replicated?replicas=1", Clients: []int{8}, Keys: 1,
+		Hold: "1ms", Duration: "3s", Warmup: "0s", Faults: []string{"at=1500ms failover node=replica-1"},
 		Expect: map[string][]string{},
 	},
 	{

@@ -61,6 +61,9 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 		}
 		b.WriteString("\n")
 		for _, c := range f.Record.Cells {
+			if len(c.Counters) > 0 {
+				fmt.Fprintf(&b, "- %s counted: %s\n", c.Variant, formatCounters(c.Counters))
+			}
 			for _, e := range c.Faults {
 				fmt.Fprintf(&b, "- %s: %s %s at %.2fs%s\n", c.Variant, e.Action, e.Node, e.AtS, map[bool]string{true: " (failed: " + e.Error + ")", false: ""}[e.Error != ""])
 			}
