@@ -3,7 +3,6 @@ package compare
 import (
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,21 +17,7 @@ import (
 	"github.com/lockbench/lockbench/results"
 )
 
-// Formats lists what Render writes.
-var Formats = []string{"table", "markdown", "csv", "json"}
-
-// ErrUnknownFormat is returned for a format not in Formats.
-var ErrUnknownFormat = errors.New("unknown format")
-
-// CheckFormat returns an error naming the known formats when f is unknown.
-func CheckFormat(f string) error {
-	if slices.Contains(Formats, f) {
-		return nil
-	}
-	return fmt.Errorf("%w %q (known: %s)", ErrUnknownFormat, f, strings.Join(Formats, ", "))
-}
-
-// Render writes rep to w in format.
+// Render writes rep to w in format, one of results.Formats.
 func Render(w io.Writer, rep *Report, format string) error {
 	switch format {
 	case "table":
@@ -44,7 +29,7 @@ func Render(w io.Writer, rep *Report, format string) error {
 	case "json":
 		return renderJSON(w, rep)
 	}
-	return CheckFormat(format)
+	return results.CheckFormat(format)
 }
 
 // descriptions say what a metric's values are, in a block's heading.

@@ -26,7 +26,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs.StringArrayVar(&o.failOn, "fail-on", nil,
 		"exit status 1 on a regression: acquire.p99:+10% (significantly worse by more than 10 %), throughput:-5%, "+
 			"or overlaps:>0 (met by any repetition of the new record) (repeatable)")
-	fs.StringVar(&o.format, "format", "table", "what to print: "+strings.Join(compare.Formats, ", "))
+	fs.StringVar(&o.format, "format", "table", "what to print: "+strings.Join(results.Formats, ", "))
 	help, err := parseWithArgs(fs, args, 2)
 	if help {
 		return nil
@@ -53,7 +53,7 @@ func compareRecords(o compareOptions, stdout, stderr io.Writer) error {
 		}
 		rules = append(rules, r)
 	}
-	if err := compare.CheckFormat(o.format); err != nil {
+	if err := results.CheckFormat(o.format); err != nil {
 		return usagef("--format: %w", err)
 	}
 	oldRec, err := results.Load(o.oldPath)
