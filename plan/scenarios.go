@@ -86,7 +86,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "failover", Tests: "the master fails over right after acquisitions; replication is asynchronous",
-		Source:   "seed 002 §1.7; the Redis distributed-locks page",
+		Source: "seed 002 §1.7; the Redis distributed-locks page",
 		Predicts: "a lock written to the master but not yet to the replica is lost on failover: overlaps are possible; " +
 			"wait-replicas counts the acquisitions a replica acknowledged",
 		Variants: []string{"lua-release", "wait-replicas"}, Topology: "local:replicated?replicas=1", Clients: []int{8}, Keys: 1,
