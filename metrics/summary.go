@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -81,6 +82,9 @@ type Fairness struct {
 	// acquisition counts: 1 when all are equal (or all zero), 1/n when one
 	// client got everything.
 	Jain float64 `json:"jain"`
+	// PerClient are the acquisitions of each client, in client order
+	// (the charts of lockbench report); empty in older records.
+	PerClient []int64 `json:"per_client,omitempty"`
 }
 
 // Merge combines the recorders of one phase into a Summary: histograms are
@@ -137,7 +141,7 @@ func Merge(recs []*Recorder, perClient []int64) Summary {
 
 // fairnessOf computes the fairness of per-client acquisition counts.
 func fairnessOf(perClient []int64) Fairness {
-	f := Fairness{Clients: len(perClient), Jain: 1}
+	f := Fairness{Clients: len(perClient), Jain: 1, PerClient: slices.Clone(perClient)}
 	if len(perClient) == 0 {
 		return f
 	}

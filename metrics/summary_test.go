@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -31,11 +32,11 @@ func TestMergeSumsCounters(t *testing.T) {
 	want := Summary{
 		Acquisitions: 3, Attempts: 15, FailedAttempts: 5, Timeouts: 1,
 		Errors: 3, LeaseLost: 3, Dropped: 2, Clamped: 2,
-		Fairness: Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 2, Jain: 9.0 / 10.0},
+		Fairness: Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 2, Jain: 9.0 / 10.0, PerClient: []int64{1, 2}},
 	}
 	got := s
 	got.Acquire, got.AcquireRaw, got.Release, got.Hold, got.Lateness, got.Series = nil, nil, nil, nil, nil, nil
-	if got.Fairness != want.Fairness || got.Acquisitions != want.Acquisitions || got.Attempts != want.Attempts ||
+	if !reflect.DeepEqual(got.Fairness, want.Fairness) || got.Acquisitions != want.Acquisitions || got.Attempts != want.Attempts ||
 		got.FailedAttempts != want.FailedAttempts || got.Timeouts != want.Timeouts || got.Errors != want.Errors ||
 		got.LeaseLost != want.LeaseLost || got.Dropped != want.Dropped || got.Clamped != want.Clamped {
 		t.Errorf("Merge =\n%+v\nwant\n%+v", got, want)

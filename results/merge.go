@@ -94,6 +94,8 @@ func mergeCell(a, b *Cell) error {
 	a.Fairness.MinPerClient = min(a.Fairness.MinPerClient, b.Fairness.MinPerClient)
 	a.Fairness.MaxPerClient = max(a.Fairness.MaxPerClient, b.Fairness.MaxPerClient)
 	a.Fairness.Jain = min(a.Fairness.Jain, b.Fairness.Jain)
+	// The shards' clients are distinct: their counts follow each other.
+	a.Fairness.PerClient = append(slices.Clone(a.Fairness.PerClient), b.Fairness.PerClient...)
 	v, w := &a.Violations, b.Violations
 	v.Overlaps += w.Overlaps
 	v.MaxOccupancy = max(v.MaxOccupancy, w.MaxOccupancy)

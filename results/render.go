@@ -141,6 +141,11 @@ func Render(w io.Writer, rec *Record, format string) error {
 	return CheckFormat(format)
 }
 
+// Table returns the summary table of rec, as the table and markdown
+// formats show it: the header and one row per cell (repetitions
+// summarized), without the notes (see Notes).
+func Table(rec *Record) (header []string, body [][]string) { return rows(rec) }
+
 func rows(rec *Record) (header []string, body [][]string) {
 	var shown []column
 	for _, col := range columns {

@@ -207,6 +207,10 @@ func RenderSweep(w io.Writer, rec *Record, markdown bool) error {
 	return nil
 }
 
+// SweepLines are the conclusions of one variant's sweep, as RenderSweep
+// prints them below its steps.
+func SweepLines(s *Sweep, v *SweepVariant) []string { return sweepLines(s, v) }
+
 // sweepLines are the conclusions of one variant's sweep.
 func sweepLines(s *Sweep, v *SweepVariant) []string {
 	unit := func(p SweepPoint) string {

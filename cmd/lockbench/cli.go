@@ -48,6 +48,7 @@ Usage:
   lockbench scenarios               list the named scenarios (run --scenario NAME)
   lockbench findings                run every scenario and write docs/findings.md
   lockbench merge A.json B.json -o M.json   merge records of shards of one load
+  lockbench report A.json ... -o report.html   one self-contained HTML page with charts of records
   lockbench compare OLD.json NEW.json      compare two runs over their repetitions, like benchstat; --fail-on gates CI
   lockbench sweep [flags]           step clients (or rate) up to the SLO, fit the scalability model, plan shards
   lockbench calibrate [flags]       compare lockbench with redis-benchmark on one local redis-server
@@ -62,7 +63,7 @@ Run 'lockbench run --help' for the flags of a run.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return usagef("no command given (commands: run, variants, scenarios, findings, merge, compare, sweep, topology, calibrate, help)")
+		return usagef("no command given (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, help)")
 	}
 	switch args[0] {
 	case "run":
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runMerge(args[1:], stdout, stderr)
 	case "compare":
 		return runCompare(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
 	case "sweep":
 		return runSweep(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
@@ -90,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usagef("unknown command %q (commands: run, variants, scenarios, findings, merge, compare, sweep, topology, calibrate, help)", args[0])
+	return usagef("unknown command %q (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, help)", args[0])
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.

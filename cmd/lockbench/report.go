@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/lockbench/lockbench/report"
+	"github.com/lockbench/lockbench/results"
+)
+
+// reportOptions are the flags of lockbench report.
+type reportOptions struct {
+	out   string // the HTML file; required
+	title string // the page's title; default "lockbench report"
+}
+
+// runReport renders records into one self-contained HTML page.
+func runReport(args []string, stdout, stderr io.Writer) error {
+	var o reportOptions
+	fs := newFlagSet("report", stderr)
+	fs.StringVarP(&o.out, "out", "o", "", "the HTML file to write (required)")
+	fs.StringVar(&o.title, "title", "", `the page's title (default "lockbench report")`)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(stderr, "Usage of lockbench report (lockbench report A.json [B.json ...] -o report.html):\n%s", fs.FlagUsages())
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() == 0 {
+		return usagef("report: give at least one record (lockbench report results/runs/*.json -o report.html)")
+	}
+	if o.out == "" {
+		return usagef("--out: the report needs a file (-o report.html)")
+	}
+	var recs []*results.Record
+	for _, path := range fs.Args() {
+		if info, err := os.Stat(path); err == nil && info.IsDir() {
+			return usagef("report: %s is a directory; give record files (%s/*.json)", path, path)
+		}
+		rec, err := results.Load(path)
+		if err != nil {
+			return usageError{err}
+		}
+		recs = append(recs, rec)
+	}
+	if err := writeReport(o.out, o.title, recs); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "report of %d record(s) written to %s\n", len(recs), o.out)
+	return nil
+}
+
+// writeReport writes the HTML report of recs to path atomically.
+func writeReport(path, title string, recs []*results.Record) error {
+	return report.WriteFile(path, recs, report.Options{Title: title})
+}

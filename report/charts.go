@@ -1,0 +1,247 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/results"
+)
+
+// stepsPerDecade is how many points the spectrum takes per decade of
+// 1/(1−q): 90% to 99% is one decade.
+const stepsPerDecade = 20
+
+// label names a charted cell: its variant and client count.
+func label(c *results.Cell) string {
+	return fmt.Sprintf("%s ×%d", c.Variant, c.Clients)
+}
+
+// charted are the cells a record's charts show: the first repetition of
+// each cell that ran without error.
+func charted(rec *results.Record) []*results.Cell {
+	var cells []*results.Cell
+	for _, g := range results.Groups(rec) {
+		for _, c := range g.Cells {
+			if c.Error == "" {
+				cells = append(cells, c)
+				break
+			}
+		}
+	}
+	return cells
+}
+
+// spectrum returns the percentile spectrum of an encoded acquire
+// histogram: x = 1/(1−q), y the latency in milliseconds, from q = 0 up to
+// the resolution of the count, then the maximum.
+func spectrum(encoded string) (plotter.XYs, error) {
+	if encoded == "" {
+		return nil, nil
+	}
+	h, err := metrics.DecodeHistogram(encoded)
+	if err != nil {
+		return nil, err
+	}
+	n := h.TotalCount()
+	if n == 0 {
+		return nil, nil
+	}
+	var xys plotter.XYs
+	for k := 0; ; k++ {
+		x := math.Pow(10, float64(k)/stepsPerDecade)
+		if x > float64(n) {
+			break
+		}
+		q := 1 - 1/x
+		xys = append(xys, plotter.XY{X: x, Y: float64(h.ValueAtQuantile(100*q)) / 1000})
+	}
+	xys = append(xys, plotter.XY{X: max(float64(n), xys[len(xys)-1].X*1.01), Y: float64(h.Max()) / 1000})
+	return xys, nil
+}
+
+// spectrumChart draws the acquire latency percentile spectrum of cells:
+// corrected (from the intended start) solid, raw (from the actual start)
+// dashed where the two differ.
+func spectrumChart(cells []*results.Cell) (template.HTML, error) {
+	p := newPlot("acquire latency by percentile", "percentile", "acquire latency (ms)")
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = percentileTicks{}
+	var lines []line
+	for i, c := range cells {
+		corrected, err := spectrum(c.Histograms.Acquire)
+		if err != nil {
+			return "", fmt.Errorf("report: %s: %w", label(c), err)
+		}
+		lines = append(lines, line{name: label(c), points: corrected, color: i})
+		if c.Histograms.AcquireRaw == c.Histograms.Acquire {
+			continue
+		}
+		raw, err := spectrum(c.Histograms.AcquireRaw)
+		if err != nil {
+			return "", fmt.Errorf("report: %s raw: %w", label(c), err)
+		}
+		lines = append(lines, line{name: label(c) + " raw", points: raw, dashed: true, color: i})
+	}
+	if err := addLines(p, lines); err != nil {
+		return "", err
+	}
+	return svg(p, chartWidth, chartHeight)
+}
+
+// seriesChart draws one figure of every cell's per-second series, with
+// the cells' fault events.
+func seriesChart(title, y string, cells []*results.Cell, value func(s metrics.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
+	p := newPlot(title, "seconds into the measured phase", y)
+	var lines []line
+	var events []faults.Event
+	for i, c := range cells {
+		var xys plotter.XYs
+		for _, s := range c.Series {
+			if v, ok := value(s, c.ElapsedS); ok {
+				xys = append(xys, plotter.XY{X: float64(s.T) + 0.5, Y: v})
+			}
+		}
+		lines = append(lines, line{name: label(c), points: xys, color: i})
+		events = append(events, c.Faults...)
+	}
+	if err := addLines(p, lines); err != nil {
+		return "", err
+	}
+	if events = dedupEvents(events); len(events) > 0 {
+		p.Add(faultMarks{events})
+	}
+	p.Y.Min = 0
+	return svg(p, chartWidth, chartHeight)
+}
+
+// dedupEvents keeps one of the events the cells share (the same action on
+// the same node within a tenth of a second), sorted by time.
+func dedupEvents(events []faults.Event) []faults.Event {
+	slices.SortStableFunc(events, func(a, b faults.Event) int {
+		switch {
+		case a.AtS < b.AtS:
+			return -1
+		case a.AtS > b.AtS:
+			return 1
+		}
+		return 0
+	})
+	var out []faults.Event
+	for _, e := range events {
+		if slices.ContainsFunc(out, func(o faults.Event) bool {
+			return o.Action == e.Action && o.Node == e.Node && math.Abs(o.AtS-e.AtS) < 0.1
+		}) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// fairnessChart draws the acquisitions of each client of c as bars, in
+// client order; "" when the record has no per-client counts.
+func fairnessChart(c *results.Cell) (template.HTML, error) {
+	counts := c.Fairness.PerClient
+	if len(counts) == 0 {
+		return "", nil
+	}
+	p := newPlot(fmt.Sprintf("acquisitions per client: %s (Jain %.3f)", label(c), c.Fairness.Jain), "client", "acquisitions")
+	values := make(plotter.Values, len(counts))
+	for i, n := range counts {
+		values[i] = float64(n)
+	}
+	width := max(vg.Points(1), (chartWidth-vg.Centimeter*3)/vg.Length(len(counts))*0.8)
+	bars, err := plotter.NewBarChart(values, width)
+	if err != nil {
+		return "", fmt.Errorf("report: %s: %w", label(c), err)
+	}
+	bars.Color = plotutil.Color(0)
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	p.X.Tick.Marker = clientTicks{n: len(counts)}
+	p.Y.Min = 0
+	return svg(p, chartWidth, chartHeight*0.8)
+}
+
+// clientTicks number the bars of a fairness chart from 1, at most about
+// sixteen labels.
+type clientTicks struct{ n int }
+
+// Ticks implements plot.Ticker.
+func (t clientTicks) Ticks(_, _ float64) []plot.Tick {
+	every := max(1, (t.n+15)/16)
+	var ticks []plot.Tick
+	for i := 0; i < t.n; i++ {
+		if i%every == 0 {
+			ticks = append(ticks, plot.Tick{Value: float64(i), Label: fmt.Sprint(i + 1)})
+		}
+	}
+	return ticks
+}
+
+// sweepChart draws one variant's sweep: measured throughput at each step
+// and, for a clients sweep with a fit, the USL curve over the range.
+func sweepChart(s *results.Sweep, v *results.SweepVariant) (template.HTML, error) {
+	x := "clients"
+	if s.By == "rate" {
+		x = "offered acquisitions/s"
+	}
+	p := newPlot("sweep: "+v.Variant, x, "acquisitions/s")
+	var measured, broken plotter.XYs
+	hi := 0.0
+	for _, pt := range v.Points {
+		if pt.Error != "" {
+			continue
+		}
+		n := float64(pt.Clients)
+		if s.By == "rate" {
+			n = pt.OfferedPerS
+		}
+		hi = max(hi, n)
+		xy := plotter.XY{X: n, Y: pt.ThroughputPerS}
+		if pt.Within() {
+			measured = append(measured, xy)
+		} else {
+			broken = append(broken, xy)
+		}
+	}
+	for i, pts := range []struct {
+		name string
+		xys  plotter.XYs
+	}{{"measured, within the SLO", measured}, {"measured, SLO broken", broken}} {
+		if len(pts.xys) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts.xys)
+		if err != nil {
+			return "", err
+		}
+		sc.Color = plotutil.Color(i * 2)
+		sc.Shape = plotutil.Shape(i)
+		sc.Radius = vg.Points(3.5)
+		p.Add(sc)
+		p.Legend.Add(pts.name, sc)
+	}
+	if v.USL != nil && s.By == "clients" && hi >= 1 {
+		u := *v.USL
+		var curve plotter.XYs
+		for i := 0; i <= 100; i++ {
+			n := 1 + (hi-1)*float64(i)/100
+			curve = append(curve, plotter.XY{X: n, Y: u.Throughput(n)})
+		}
+		if err := addLines(p, []line{{name: fmt.Sprintf("USL fit (R²=%.3f)", u.R2), points: curve, color: 1}}); err != nil {
+			return "", err
+		}
+	}
+	p.X.Min, p.Y.Min = 0, 0
+	return svg(p, chartWidth, chartHeight)
+}

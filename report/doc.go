@@ -1,0 +1,12 @@
+// Package report renders run records (results.Record) into one
+// self-contained HTML page: the summary table, the run's configuration,
+// and charts drawn in Go as inline SVG (gonum.org/v1/plot) — the latency
+// percentile spectrum from the records' HdrHistograms, throughput, p99
+// and overlaps over time with the fault events marked, acquisitions per
+// client, and a sweep's steps with its fitted scalability model. The
+// page loads nothing from the network and runs no script: it opens
+// offline, from a file, in any browser.
+//
+// The package owns the page only; the record, its figures and its table
+// columns are package results'.
+package report
