@@ -119,7 +119,7 @@ func seriesChart(title, y string, cells []*results.Cell, value func(s metrics.Se
 	if events = dedupEvents(events); len(events) > 0 {
 		p.Add(faultMarks{events})
 	}
-	p.Y.Min = 0
+	p.X.Min, p.Y.Min = 0, 0
 	return svg(p, chartWidth, chartHeight)
 }
 

@@ -60,3 +60,16 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 func writeReport(path, title string, recs []*results.Record) error {
 	return report.WriteFile(path, recs, report.Options{Title: title})
 }
+
+// writeRunReport writes the HTML report of a run's or sweep's record when
+// --report asks for one.
+func writeRunReport(path string, rec *results.Record, stderr io.Writer) error {
+	if path == "" {
+		return nil
+	}
+	if err := writeReport(path, "", []*results.Record{rec}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "lockbench: report written to %s\n", path)
+	return nil
+}

@@ -48,6 +48,7 @@ type runOptions struct {
 	repeat         int
 	format         string
 	out            string
+	report         string
 	hlog           string
 	fence          string
 	waitStrict     bool
@@ -105,6 +106,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	fs.StringArrayVar(&o.checks, "check", nil, "a threshold every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
+	fs.StringVar(&o.report, "report", "", "also write the record as a self-contained HTML report with charts to this file (as lockbench report), interrupted runs too")
 	fs.StringVar(&o.hlog, "hlog", "", "also write each cell's acquire latency as an HdrHistogram interval log (1 s intervals, µs: HistogramLogProcessor -outputValueUnitRatio 1) into this directory")
 }
 
@@ -279,6 +281,9 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		return err
 	}
 	fmt.Fprintf(stderr, "lockbench: record saved to %s\n", out)
+	if err := writeRunReport(o.report, rec, stderr); err != nil {
+		return err
+	}
 	if o.hlog != "" {
 		paths, err := results.WriteIntervalLogs(o.hlog, rec)
 		if err != nil {

@@ -100,6 +100,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stderr, "lockbench: record saved to %s\n", out)
+	if err := writeRunReport(o.report, rec, stderr); err != nil {
+		return err
+	}
 	if rec.Interrupted {
 		return errInterrupted
 	}
