@@ -1,0 +1,228 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/capacity"
+	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/report"
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+// cell builds a cell from real recorders: three seconds of acquisitions
+// from clients, the third second half as long; raw latency half the
+// corrected one when openLoop.
+func cell(t *testing.T, variant string, clients int, openLoop bool) results.Cell {
+	t.Helper()
+	start := time.Unix(1_700_000_000, 0)
+	rec := metrics.NewRecorder(start)
+	perClient := make([]int64, clients)
+	for i := 1; i <= 3000; i++ {
+		at := start.Add(time.Duration(i) * 833 * time.Microsecond)
+		d := time.Duration(i%500+1) * 10 * time.Microsecond
+		raw := d
+		if openLoop {
+			raw = d / 2
+		}
+		rec.Acquired(at, d, raw)
+		rec.Add(at, metrics.Attempt)
+		perClient[i%clients] += int64(1 + i%2)
+	}
+	out := workloads.Outcome{
+		Measured: metrics.Merge([]*metrics.Recorder{rec}, perClient),
+		Warmup:   metrics.Merge(nil, nil),
+		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Elapsed:  2500 * time.Millisecond,
+	}
+	out.Measured.Series[1].Overlaps = 2
+	if openLoop {
+		out.Offered = 3000
+	}
+	c, err := results.NewCell(out, metrics.OracleReport{Overlaps: 2, LostUpdates: 1, CriticalSections: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Variant, c.Client, c.Clients, c.Topology, c.Limit, c.Repetition = variant, "rueidis", clients, "local", 1, 1
+	return c
+}
+
+func record(cells ...results.Cell) *results.Record {
+	return &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: "test-run",
+		Topology: results.TopologyInfo{Name: "local:single", Representative: true}, Cells: cells}
+}
+
+func render(t *testing.T, recs ...*results.Record) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := report.Write(&buf, recs, report.Options{Now: func() time.Time { return time.Unix(0, 0) }}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+var svgElement = regexp.MustCompile(`(?s)<svg .*?</svg>`)
+
+// checkSelfContained fails on anything the page would fetch or run, and
+// on an SVG that is not well-formed XML; it returns the SVGs' titles.
+func checkSelfContained(t *testing.T, page string) []string {
+	t.Helper()
+	for _, bad := range []string{"<script", "<link", "@import", "url(", "src=", `href="http`, "<img", "<iframe", "font-face"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page contains %q: it must load nothing", bad)
+		}
+	}
+	var titles []string
+	for _, s := range svgElement.FindAllString(page, -1) {
+		dec := xml.NewDecoder(strings.NewReader(s))
+		for {
+			tok, err := dec.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("SVG not well-formed: %v\n%.300s", err, s)
+			}
+			if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "svg" {
+				for _, a := range se.Attr {
+					if a.Name.Local == "aria-label" {
+						titles = append(titles, a.Value)
+					}
+				}
+			}
+		}
+	}
+	return titles
+}
+
+func TestReportSections(t *testing.T) {
+	rec := record(cell(t, "lua-release", 4, false), cell(t, "set-nx-ex", 8, false))
+	page := render(t, rec)
+	titles := checkSelfContained(t, page)
+	want := []string{"acquire latency by percentile", "acquisitions per second", "acquire p99 per second",
+		"overlaps per second (new entries over the limit)",
+		"acquisitions per client: lua-release ×4 (Jain 0.900)", "acquisitions per client: set-nx-ex ×8 (Jain 0.900)"}
+	if strings.Join(titles, "|") != strings.Join(want, "|") {
+		t.Errorf("charts\n%q\nwant\n%q", titles, want)
+	}
+	for _, s := range []string{"<h2>Run test-run</h2>", "<th>acq/s</th>", "<td>lua-release</td>", "<td>1200</td>",
+		"Lost updates are totals", "<details>", "&#34;variants&#34;", "lua-release ×4", "90%", "99.9%"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+	if strings.Contains(page, " raw") {
+		t.Error("closed loop: the raw spectrum equals the corrected one and must not be drawn")
+	}
+	if strings.Contains(page, "Red dashed lines") {
+		t.Error("fault legend without faults")
+	}
+}
+
+func TestReportOpenLoopDrawsRaw(t *testing.T) {
+	page := render(t, record(cell(t, "lua-release", 4, true)))
+	checkSelfContained(t, page)
+	for _, s := range []string{"lua-release ×4 raw", "<th>offered/s</th>"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+}
+
+func TestReportFaults(t *testing.T) {
+	c := cell(t, "lua-release", 4, false)
+	c.Faults = []faults.Event{{AtS: 1, Action: "pause", Node: "master"}, {AtS: 1.3, Action: "resume", Node: "master"},
+		{AtS: 1.02, Action: "pause", Node: "master"}} // the same event seen by another cell
+	d := cell(t, "set-nx-ex", 4, false)
+	d.Faults = c.Faults[:1]
+	page := render(t, record(c, d))
+	checkSelfContained(t, page)
+	// Three time charts, each marking the pause once and the resume once.
+	if n := strings.Count(page, ">pause master<"); n != 3 {
+		t.Errorf("pause marked %d times, want 3 (once per time chart)", n)
+	}
+	if n := strings.Count(page, ">resume master<"); n != 3 {
+		t.Errorf("resume marked %d times, want 3", n)
+	}
+	if !strings.Contains(page, "Red dashed lines mark the fault events") {
+		t.Error("no legend for the fault marks")
+	}
+}
+
+func TestReportSweep(t *testing.T) {
+	var cells []results.Cell
+	v := results.SweepVariant{Variant: "lua-release"}
+	for _, n := range []int{1, 2, 4, 8} {
+		c := cell(t, "lua-release", n, false)
+		c.ThroughputPerS = capacity.USL{Lambda: 1000, Sigma: 0.1, Kappa: 0.01}.Throughput(float64(n))
+		cells = append(cells, c)
+		v.Points = append(v.Points, results.NewSweepPoint(&c, nil))
+	}
+	v.Points[3].Failed = []string{"acquire.p99<5ms (got 6ms)"}
+	v.Analyze("clients", 0.05, 0, 0)
+	if v.USL == nil {
+		t.Fatalf("no fit: %s", v.FitError)
+	}
+	rec := record(cells...)
+	rec.Sweep = &results.Sweep{By: "clients", SLO: []string{"acquire.p99<5ms"}, MinGain: 0.05, Variants: []results.SweepVariant{v}}
+	page := render(t, rec)
+	titles := checkSelfContained(t, page)
+	if titles[0] != "sweep: lua-release" {
+		t.Errorf("first chart %q, want the sweep", titles[0])
+	}
+	for _, s := range []string{"USL fit (R²=", "measured, within the SLO", "measured, SLO broken", "highest throughput within the SLO"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+}
+
+func TestReportRepetitionsAndRecords(t *testing.T) {
+	a, b := cell(t, "lua-release", 4, false), cell(t, "lua-release", 4, false)
+	b.Repetition = 2
+	repeated := record(a, b)
+	repeated.Config.Repeat = 2
+	older := record(cell(t, "set-nx-ex", 2, false))
+	older.RunID = "older-run"
+	older.Cells[0].Fairness.PerClient = nil // a record from before per-client counts
+	failed := record(results.Cell{Variant: "redlock", Clients: 2, Error: "topology failed"})
+	failed.RunID = "failed-run"
+	page := render(t, repeated, older, failed)
+	titles := checkSelfContained(t, page)
+	for _, s := range []string{`href="#run-1"`, `<section id="run-3">`, "Run older-run", "the charts show the first repetition",
+		"no per-client counts", "No cell ran without error", "error: topology failed"} {
+		if !strings.Contains(page, s) {
+			t.Errorf("page lacks %q", s)
+		}
+	}
+	if n := strings.Count(strings.Join(titles, "\n"), "acquisitions per client: lua-release"); n != 1 {
+		t.Errorf("%d fairness charts of the repeated cell, want 1 (its first repetition)", n)
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "report.html")
+	if err := report.WriteFile(path, []*results.Record{record(cell(t, "lua-release", 2, false))}, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(data, []byte("<!DOCTYPE html>")) || !bytes.HasSuffix(data, []byte("</html>\n")) {
+		t.Fatalf("%v: %.100s", err, data)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	if err := report.Write(io.Discard, nil, report.Options{}); err == nil {
+		t.Error("a report of no records must fail")
+	}
+}
