@@ -1,5 +1,6 @@
 # lockbench: `make run` runs the default comparison, `make test` the tests.
-# Both install redis-server first when it is missing (Debian, as root).
+# Both install redis-server first when it is missing (Debian, as root); `make test`
+# also headless Chromium, which the end-to-end test of lockbench report opens.
 
 GO        ?= go
 BIN       := bin/lockbench
@@ -14,7 +15,7 @@ REGRESS_OUT      ?= results/runs/regress.json
 REGRESS_ARGS     ?=
 REGRESS_FAIL_ON  ?= --fail-on 'throughput:-20%' --fail-on 'acquire.p99:+50%' --fail-on 'overlaps:>0' --fail-on 'lost_updates:>0'
 
-.PHONY: all build run test bench lint redis clean findings regress baseline
+.PHONY: all build run test bench lint redis chromium clean findings regress baseline
 
 all: build
 
@@ -24,10 +25,13 @@ build:
 redis:
 	@./scripts/ensure-redis.sh
 
+chromium:
+	@./scripts/ensure-chromium.sh
+
 run: build redis
 	./$(BIN) run $(RUN_ARGS)
 
-test: redis
+test: redis chromium
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@./scripts/check-leftovers.sh
 
