@@ -76,7 +76,7 @@ func goldenRecord(t *testing.T) *results.Record {
 	open2.Repetition = 2
 	failed := results.Cell{Variant: "redlock", Client: "rueidis", Topology: "local:single", Clients: 8, Keys: 1, Limit: 1, Repetition: 1, Error: "no independent nodes"}
 	return &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: "20261130T120000-golden",
-		Config: plan.Plan{Client: "rueidis", Workload: workloads.Spec{Keys: 1, Hold: hold}, TTL: 10 * time.Second, Repeat: 2},
+		Config:   plan.Plan{Client: "rueidis", Workload: workloads.Spec{Keys: 1, Hold: hold}, TTL: 10 * time.Second, Repeat: 2},
 		Topology: results.TopologyInfo{Name: "local:single", ServerVersion: "7.0.15", Representative: true},
 		Cells:    []results.Cell{lua, none1, open, failed, lua2, none2, open2}}
 }
