@@ -120,6 +120,7 @@ func seriesChart(title, y string, cells []*results.Cell, value func(s metrics.Se
 		p.Add(faultMarks{events})
 	}
 	p.X.Min, p.Y.Min = 0, 0
+	p.Y.Max = max(p.Y.Max, 1) // all zero (no overlaps): an axis from 0 to 1
 	return svg(p, chartWidth, chartHeight)
 }
 

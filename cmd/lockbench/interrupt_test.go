@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -34,8 +35,9 @@ func TestSignalStopsRun(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run.json")
+			page := filepath.Join(filepath.Dir(out), "run.html")
 			cmd := exec.Command(bin, "run", "--topology", "local", "--variants", "lua-release,watchdog",
-				"--clients", "8", "--duration", "30s", "--warmup", "0", "--out", out)
+				"--clients", "8", "--duration", "30s", "--warmup", "0", "--out", out, "--report", page)
 			var stdout bytes.Buffer
 			cmd.Stdout = &stdout
 			stderr, err := cmd.StderrPipe()
@@ -75,6 +77,9 @@ func TestSignalStopsRun(t *testing.T) {
 			}
 			if !rec.Interrupted || len(rec.Cells) != 1 || rec.Cells[0].Acquisitions == 0 {
 				t.Errorf("record: interrupted %v, %d cells", rec.Interrupted, len(rec.Cells))
+			}
+			if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), "INTERRUPTED") || !strings.Contains(string(html), "<svg") {
+				t.Errorf("--report of the interrupted run: %v, %d bytes, want its page marked INTERRUPTED with charts", err, len(html))
 			}
 			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 				c.Close()

@@ -114,7 +114,7 @@ func TestReportEndToEnd(t *testing.T) {
 	}
 
 	_, stderr, status := runCLI(t, "run", "--target", "redis://"+ep.Addr, "--variants", "lua-release,set-nx-ex",
-		"--clients", "4", "--duration", "1500ms", "--warmup", "0", "--out", record, "--report", fromRun)
+		"--clients", "4", "--duration", "1s", "--warmup", "0", "--out", record, "--report", fromRun)
 	if status != exitOK {
 		t.Fatalf("run: status %d: %s", status, stderr)
 	}
