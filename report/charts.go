@@ -75,6 +75,7 @@ func spectrumChart(cells []*results.Cell) (template.HTML, error) {
 	p := newPlot("acquire latency by percentile", "percentile", "acquire latency (ms)")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = percentileTicks{}
+	p.Legend.Left = true // the spectrum rises to the right
 	var lines []line
 	for i, c := range cells {
 		corrected, err := spectrum(c.Histograms.Acquire)
@@ -197,6 +198,7 @@ func sweepChart(s *results.Sweep, v *results.SweepVariant) (template.HTML, error
 		x = "offered acquisitions/s"
 	}
 	p := newPlot("sweep: "+v.Variant, x, "acquisitions/s")
+	p.Legend.Left = true // throughput rises to the right
 	var measured, broken plotter.XYs
 	hi := 0.0
 	for _, pt := range v.Points {
