@@ -220,11 +220,15 @@ func sweepLines(s *Sweep, v *SweepVariant) []string {
 		return fmt.Sprintf("%d clients", p.Clients)
 	}
 	lines := []string{"stopped: " + v.Stop}
+	slo := "no SLO given"
+	if len(s.SLO) > 0 {
+		slo = strings.Join(s.SLO, ", ")
+	}
 	if v.Best >= 0 {
 		b := v.Points[v.Best]
-		lines = append(lines, fmt.Sprintf("highest throughput within the SLO (%s): %s acq/s at %s", strings.Join(s.SLO, ", "), formatRate(b.ThroughputPerS), unit(b)))
+		lines = append(lines, fmt.Sprintf("highest throughput within the SLO (%s): %s acq/s at %s", slo, formatRate(b.ThroughputPerS), unit(b)))
 	} else {
-		lines = append(lines, fmt.Sprintf("no step met the SLO (%s)", strings.Join(s.SLO, ", ")))
+		lines = append(lines, fmt.Sprintf("no step met the SLO (%s)", slo))
 	}
 	switch {
 	case v.Knee < 0:
