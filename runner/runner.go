@@ -44,6 +44,9 @@ type CellStart struct {
 	Variant            string
 	Clients            int
 	Repetition, Repeat int // from 1
+	// Live is fed by the cell's clients while it runs (warm-up included),
+	// for progress and metrics; read it with Snapshot from any goroutine.
+	Live *workloads.Live
 }
 
 // NewRunID returns a run id: UTC start time and 6 random hex digits.
@@ -98,8 +101,9 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 				if ctx.Err() != nil {
 					break
 				}
+				live := &workloads.Live{}
 				if opts.OnCell != nil {
-					opts.OnCell(CellStart{Index: index, Total: total, Variant: variant, Clients: n, Repetition: rep, Repeat: p.Repeat})
+					opts.OnCell(CellStart{Index: index, Total: total, Variant: variant, Clients: n, Repetition: rep, Repeat: p.Repeat, Live: live})
 				}
 				var cell results.Cell
 				if len(p.Faults) > 0 && index > 0 {
@@ -110,7 +114,7 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 					}
 				}
 				if cell.Error == "" {
-					cell = runCell(ctx, p, s, variant, n, fmt.Sprintf("%sc%d:", prefix, index))
+					cell = runCell(ctx, p, s, variant, n, fmt.Sprintf("%sc%d:", prefix, index), live)
 				}
 				cell.Topology, cell.Repetition = rec.Topology.Name, rep
 				rec.Cells = append(rec.Cells, cell)
@@ -196,11 +200,13 @@ func (s *session) checkFaults(fs []faults.Fault) error {
 	return faults.Check(fs, 0, names)
 }
 
-// runCell runs one variant at one client count with keys under prefix.
-func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int, prefix string) results.Cell {
+// runCell runs one variant at one client count with keys under prefix,
+// feeding live.
+func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int, prefix string, live *workloads.Live) results.Cell {
 	topo, conns := s.topo, s.conns
 	spec := p.Workload
 	spec.Clients = n
+	spec.Live = live
 	spec.Faults = p.Faults
 	if spec.KeyPerClient {
 		spec.Keys = n

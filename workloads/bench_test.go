@@ -101,3 +101,32 @@ func peakRSS(b *testing.B) float64 {
 	}
 	return 0
 }
+
+// BenchmarkClosedLoopLive is the harness's cost per closed-loop
+// acquisition without a lock, with and without a Live fed: what the live
+// progress and metrics add to the hot path.
+func BenchmarkClosedLoopLive(b *testing.B) {
+	for _, fed := range []bool{false, true} {
+		name := "without-live"
+		if fed {
+			name = "with-live"
+		}
+		b.Run(name, func(b *testing.B) {
+			spec := workloads.Spec{Clients: 8, Keys: 64, Duration: 200 * time.Millisecond}
+			var acquisitions int64
+			var took time.Duration
+			for b.Loop() {
+				if fed {
+					spec.Live = &workloads.Live{}
+				}
+				out, err := workloads.Run(context.Background(), spec, freeLocks, metrics.NewOracle(64, 1), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				acquisitions += out.Measured.Acquisitions
+				took += out.Elapsed
+			}
+			b.ReportMetric(float64(took.Nanoseconds())/float64(acquisitions), "ns/acq")
+		})
+	}
+}

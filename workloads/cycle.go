@@ -42,6 +42,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 	switch {
 	case err == nil:
 		rec.Acquired(done, done.Sub(intended), done.Sub(began))
+		c.d.spec.Live.Acquired(done.Sub(intended))
 		if !intended.Before(c.d.measureAt) {
 			c.acquisitions++
 		}
@@ -52,10 +53,12 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 		return false
 	case errors.Is(err, variants.ErrTimeout):
 		rec.Add(done, metrics.Timeout)
+		c.d.spec.Live.TimedOut()
 	case isBusy(err):
 		// counted by attempt; a fail-fast acquire just goes on
 	default:
 		rec.Add(done, metrics.Error)
+		c.d.spec.Live.Failed()
 		c.sleep(ctx, errorPause, nil)
 	}
 	if err != nil {
@@ -115,6 +118,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 		return false
 	default:
 		rec.Add(time.Now(), metrics.Error)
+		c.d.spec.Live.Failed()
 	}
 	return true
 }

@@ -36,6 +36,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 		return Outcome{}, err
 	}
 	defer d.closeLocks()
+	spec.Live.attach(oracle)
 
 	// The end is a cancel, not a context deadline: a client library that
 	// turns a deadline into a socket timeout would report the commands in
@@ -258,5 +259,6 @@ func (c *client) attempt(err error) {
 	c.rec.Add(now, metrics.Attempt)
 	if err != nil && isBusy(err) {
 		c.rec.Add(now, metrics.Busy)
+		c.d.spec.Live.BusyTry()
 	}
 }

@@ -58,6 +58,8 @@ type Spec struct {
 	// crash) to apply; node faults among them are ignored here. The plan
 	// echoes them.
 	Faults []faults.Fault `json:"-"`
+	// Live, when set, is fed while the cell runs (see Live). Default nil.
+	Live *Live `json:"-"`
 }
 
 // Stage is one ramp of an open loop: to Rate over Duration. Its text form is
