@@ -61,6 +61,14 @@ func addLines(p *plot.Plot, lines []line) error {
 		}
 		p.Add(pl)
 		p.Legend.Add(l.name, pl)
+		if len(l.points) < 4 { // a line of one point draws nothing: mark the points
+			sc, err := plotter.NewScatter(l.points)
+			if err != nil {
+				return fmt.Errorf("report: %s: %w", l.name, err)
+			}
+			sc.GlyphStyle.Color, sc.GlyphStyle.Radius = pl.Color, vg.Points(2.5)
+			p.Add(sc)
+		}
 	}
 	return nil
 }
