@@ -52,6 +52,7 @@ type runOptions struct {
 	hlog           string
 	fence          string
 	waitStrict     bool
+	live           liveFlags
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -107,6 +108,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.checks, "check", nil, "a threshold every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
 	fs.StringVar(&o.report, "report", "", "also write the record as a self-contained HTML report with charts to this file (as lockbench report), interrupted runs too")
+	o.live.register(fs)
 	fs.StringVar(&o.hlog, "hlog", "", "also write each cell's acquire latency as an HdrHistogram interval log (1 s intervals, µs: HistogramLogProcessor -outputValueUnitRatio 1) into this directory")
 }
 
@@ -254,19 +256,25 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	if p.Topology.Name == "embedded" && o.topology.name == "" {
 		fmt.Fprintln(stderr, "lockbench: redis-server not found on PATH; using the embedded miniredis, whose figures are NOT representative of a real Redis server (install redis-server: apt-get install -y redis-server, or brew install redis)")
 	}
+	lv, err := startLive(o.live, p, stderr)
+	if err != nil {
+		return err
+	}
+	defer lv.stop()
 	opts := runner.Options{
 		OnTopology: func(t topologies.Topology, startup time.Duration) {
-			fmt.Fprintf(stderr, "lockbench: topology %s at %s (up in %.2fs)\n", t.Name(), describeNodes(t.Nodes()), startup.Seconds())
+			lv.println(fmt.Sprintf("lockbench: topology %s at %s (up in %.2fs)", t.Name(), describeNodes(t.Nodes()), startup.Seconds()))
 		},
 		OnCell: func(c runner.CellStart) {
 			rep := ""
 			if c.Repeat > 1 {
 				rep = fmt.Sprintf(", repetition %d/%d", c.Repetition, c.Repeat)
 			}
-			fmt.Fprintf(stderr, "lockbench: [%d/%d] %s, %d clients%s\n", c.Index+1, c.Total, c.Variant, c.Clients, rep)
+			lv.cell(c, fmt.Sprintf("lockbench: [%d/%d] %s, %d clients%s", c.Index+1, c.Total, c.Variant, c.Clients, rep))
 		},
 	}
 	rec, err := runner.Run(ctx, p, opts)
+	lv.stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted

@@ -77,10 +77,23 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	warnEvenRedlock(stderr, p.Topology)
-	opts.OnStep = func(variant string, step int, label string) {
-		fmt.Fprintf(stderr, "lockbench: sweep %s, step %d: %s\n", variant, step+1, label)
+	lv, err := startLive(o.live, p, stderr)
+	if err != nil {
+		return err
 	}
-	rec, err := runner.Sweep(ctx, p, opts, runner.Options{})
+	defer lv.stop()
+	// Each step is a run of one cell: the progress counts the steps of
+	// every variant, the most the sweep can run.
+	steps, index := max(len(opts.Clients), len(opts.Rates)), 0
+	opts.OnStep = func(variant string, step int, label string) {
+		index = slices.Index(p.Variants, variant)*steps + step
+		lv.println(fmt.Sprintf("lockbench: sweep %s, step %d: %s", variant, step+1, label))
+	}
+	rec, err := runner.Sweep(ctx, p, opts, runner.Options{OnCell: func(c runner.CellStart) {
+		c.Index, c.Total = index, len(p.Variants)*steps
+		lv.cell(c, "")
+	}})
+	lv.stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted
