@@ -10,6 +10,7 @@ import (
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -48,13 +49,19 @@ func TestPauseFault(t *testing.T) {
 }
 
 // Redlock keeps acquiring while a minority of its masters is killed one
-// after the other, and never lets two holders in.
+// after the other, and never lets two holders in. With a bare majority
+// alive every live node must agree: a lock fragment left on one live node
+// (a SET that outlived its per-node timeout on a loaded machine) blocks
+// everyone until it expires — seen in CI with the 10 s default TTL — so
+// the test runs a 300 ms TTL, and clients back off like redsync's.
 func TestKillFaultsOnRedlock(t *testing.T) {
 	rec, err := runner.Run(context.Background(), plan.Plan{
 		Variants: []string{"redlock"}, Clients: []int{8},
 		Topology: topologies.Spec{Name: "local:redlock?nodes=5"},
+		Retry:    variants.RetryPolicy{Kind: variants.RetryRand, Min: 20 * time.Millisecond, Max: 200 * time.Millisecond},
+		TTL:      300 * time.Millisecond,
 		Faults:   []faults.Fault{mustFault(t, "at=300ms kill node=node-1"), mustFault(t, "at=600ms kill node=node-2")},
-		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 1500 * time.Millisecond},
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 2 * time.Second},
 	}, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -64,11 +71,11 @@ func TestKillFaultsOnRedlock(t *testing.T) {
 		t.Fatalf("fault events %+v", c.Faults)
 	}
 	late := int64(0)
-	for _, s := range c.Series {
-		late = s.Acquisitions // the last second: after both kills
+	for _, s := range c.Series[1:] { // from the second second: after both kills
+		late += s.Acquisitions
 	}
 	if c.Violations.Overlaps != 0 || late == 0 {
-		t.Errorf("%d overlaps, %d acquisitions in the last second", c.Violations.Overlaps, late)
+		t.Errorf("%d overlaps, %d acquisitions after both kills (%d tries, %d errors)", c.Violations.Overlaps, late, c.Attempts, c.Errors)
 	}
 }
 
