@@ -139,6 +139,9 @@ func Merge(recs []*Recorder, perClient []int64) Summary {
 	return s
 }
 
+// FairnessOf computes the fairness of per-client acquisition counts.
+func FairnessOf(perClient []int64) Fairness { return fairnessOf(perClient) }
+
 // fairnessOf computes the fairness of per-client acquisition counts.
 func fairnessOf(perClient []int64) Fairness {
 	f := Fairness{Clients: len(perClient), Jain: 1, PerClient: slices.Clone(perClient)}

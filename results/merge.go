@@ -27,14 +27,68 @@ func keyOf(c *Cell) cellKey {
 	return cellKey{c.Variant, c.Client, c.Topology, c.Clients, c.Keys, c.Limit, c.Repetition}
 }
 
+// shardKeyOf identifies a cell across the shards of one run, whose cells
+// have each its shard's share of the clients: by its place in the plan
+// (index) instead of its clients.
+func shardKeyOf(c *Cell, index int) cellKey {
+	return cellKey{variant: c.Variant, client: c.Client, keys: c.Keys, limit: c.Limit, repetition: c.Repetition, clients: -1 - index}
+}
+
+// checkShards checks that recs are all shards of one run, or none is a
+// shard, and returns the missing shards' indexes and the shard count
+// (0 when none is a shard).
+func checkShards(recs []*Record) (missing []int, count int, err error) {
+	if recs[0].Shard == nil {
+		for i, r := range recs {
+			if r.Shard != nil {
+				return nil, 0, fmt.Errorf("%w: record %d is shard %s of run %s, record 1 is no shard", ErrIncompatible, i+1, r.Shard, r.RunID)
+			}
+		}
+		return nil, 0, nil
+	}
+	first := recs[0]
+	count = first.Shard.Count
+	seen := map[int]bool{}
+	for i, r := range recs {
+		switch {
+		case r.Shard == nil:
+			return nil, 0, fmt.Errorf("%w: record %d (run %s) is no shard, record 1 is shard %s of run %s", ErrIncompatible, i+1, r.RunID, first.Shard, first.RunID)
+		case r.RunID != first.RunID:
+			return nil, 0, fmt.Errorf("%w: record %d is of run %s, record 1 of run %s: shards of one run share its run id", ErrIncompatible, i+1, r.RunID, first.RunID)
+		case r.Shard.Count != count:
+			return nil, 0, fmt.Errorf("%w: record %d is shard %s, record 1 shard %s: shards of one run share the shard count", ErrIncompatible, i+1, r.Shard, first.Shard)
+		case seen[r.Shard.Index]:
+			return nil, 0, fmt.Errorf("%w: shard %s of run %s given twice (record %d)", ErrIncompatible, r.Shard, r.RunID, i+1)
+		}
+		seen[r.Shard.Index] = true
+	}
+	for i := 1; i <= count; i++ {
+		if !seen[i] {
+			missing = append(missing, i)
+		}
+	}
+	return missing, count, nil
+}
+
 // Merge combines records of the same configuration that ran side by side
 // (shards of one load) into one: histograms are merged exactly, counters
 // and throughputs summed, maxima kept; percentiles come from the merged
-// histograms. Jain's index, which needs every client's count, is the
+// histograms. Jain's index, which needs every client's count, is
+// recomputed from the clients' counts, or where a record lacks them the
 // lowest of the records'.
+//
+// Records of the shards of one run (--shard) must share the run id and
+// shard count, each shard given once; their cells are matched by their
+// place in the plan and the merged cell's clients are the sum of the
+// shards'. A shard missing leaves the merge valid: the merged record lists
+// it in MissingShards. The merged record is no shard.
 func Merge(recs []*Record) (*Record, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%w: no records", ErrIncompatible)
+	}
+	missing, shards, err := checkShards(recs)
+	if err != nil {
+		return nil, err
 	}
 	first, err := json.Marshal(recs[0].Config)
 	if err != nil {
@@ -42,19 +96,27 @@ func Merge(recs []*Record) (*Record, error) {
 	}
 	out := *recs[0]
 	out.Cells = nil
+	out.Shard, out.MissingShards, out.ShardCount = nil, missing, shards
 	index := map[cellKey]int{}
 	for i, r := range recs {
 		if cfg, _ := json.Marshal(r.Config); string(cfg) != string(first) {
 			return nil, fmt.Errorf("%w: record %d (run %s) has another configuration than record 1 (run %s)", ErrIncompatible, i+1, r.RunID, recs[0].RunID)
 		}
 		out.Interrupted = out.Interrupted || r.Interrupted
+		if r.Started.Before(out.Started) {
+			out.Started = r.Started
+		}
 		if r.Finished.After(out.Finished) {
 			out.Finished = r.Finished
 		}
-		for _, c := range r.Cells {
-			j, seen := index[keyOf(&c)]
+		for k, c := range r.Cells {
+			key := keyOf(&c)
+			if shards > 0 {
+				key = shardKeyOf(&c, k)
+			}
+			j, seen := index[key]
 			if !seen {
-				index[keyOf(&c)] = len(out.Cells)
+				index[key] = len(out.Cells)
 				c.Series = slices.Clone(c.Series) // merged into in place: not the input's
 				c.Counters = maps.Clone(c.Counters)
 				out.Cells = append(out.Cells, c)
@@ -62,6 +124,10 @@ func Merge(recs []*Record) (*Record, error) {
 			}
 			if err := mergeCell(&out.Cells[j], &c); err != nil {
 				return nil, err
+			}
+			if shards > 0 {
+				out.Cells[j].Clients += c.Clients
+				out.Cells[j].ClockOffsetsMS = append(slices.Clone(out.Cells[j].ClockOffsetsMS), c.ClockOffsetsMS...)
 			}
 		}
 	}
@@ -96,6 +162,9 @@ func mergeCell(a, b *Cell) error {
 	a.Fairness.Jain = min(a.Fairness.Jain, b.Fairness.Jain)
 	// The shards' clients are distinct: their counts follow each other.
 	a.Fairness.PerClient = append(slices.Clone(a.Fairness.PerClient), b.Fairness.PerClient...)
+	if len(a.Fairness.PerClient) == a.Fairness.Clients {
+		a.Fairness = metrics.FairnessOf(a.Fairness.PerClient) // every count known: exact
+	}
 	v, w := &a.Violations, b.Violations
 	v.Overlaps += w.Overlaps
 	v.MaxOccupancy = max(v.MaxOccupancy, w.MaxOccupancy)

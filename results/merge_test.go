@@ -1,7 +1,9 @@
 package results_test
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lockbench/lockbench/results"
@@ -22,5 +24,53 @@ func TestMergeConcatenatesPerClient(t *testing.T) {
 	}
 	if !slices.Equal(a.Cells[0].Fairness.PerClient, []int64{1000}) {
 		t.Errorf("merge changed its input: %v", a.Cells[0].Fairness.PerClient)
+	}
+}
+
+// Shards' cells have each its shard's clients: they are matched by their
+// place in the plan, and the merged cell has the sum of the clients. A
+// missing shard is listed; the merged record is no shard.
+func TestMergeShards(t *testing.T) {
+	shard := func(index int, clients ...int) *results.Record {
+		rec := sampleRecord(t)
+		c := rec.Cells[0]
+		rec.Cells = nil
+		for _, n := range clients {
+			c.Clients = n
+			rec.Cells = append(rec.Cells, c)
+		}
+		rec.Shard = &results.ShardInfo{Index: index, Count: 3}
+		return rec
+	}
+	// --clients 5,10 in 3 shards: 2+2+1 and 4+3+3.
+	merged, err := results.Merge([]*results.Record{shard(1, 2, 4), shard(3, 1, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(merged.Cells) != 2 || merged.Cells[0].Clients != 3 || merged.Cells[1].Clients != 7 {
+		t.Fatalf("merged cells %+v, want 2 cells of 3 and 7 clients", merged.Cells)
+	}
+	if merged.Cells[0].Acquisitions != 2000 || merged.Shard != nil || !slices.Equal(merged.MissingShards, []int{2}) || merged.ShardCount != 3 {
+		t.Errorf("merged: %d acquisitions, shard %v, missing %v of %d", merged.Cells[0].Acquisitions, merged.Shard, merged.MissingShards, merged.ShardCount)
+	}
+	notes := strings.Join(results.Notes(merged), "\n")
+	if !strings.Contains(notes, "MISSING SHARDS 2/3: figures cover 2 of 3 shards") {
+		t.Errorf("notes do not report the missing shard:\n%s", notes)
+	}
+
+	other := shard(2, 2, 3)
+	other.RunID = "other-run"
+	twice := shard(1, 2, 4)
+	for _, tc := range []struct {
+		name string
+		recs []*results.Record
+	}{
+		{"another run", []*results.Record{shard(1, 2, 4), other}},
+		{"a shard twice", []*results.Record{shard(1, 2, 4), twice}},
+		{"a shard and a whole run", []*results.Record{sampleRecord(t), shard(1, 2, 4)}},
+	} {
+		if _, err := results.Merge(tc.recs); !errors.Is(err, results.ErrIncompatible) {
+			t.Errorf("%s: %v, want ErrIncompatible", tc.name, err)
+		}
 	}
 }

@@ -34,7 +34,21 @@ type Record struct {
 	Cells       []Cell       `json:"cells"`
 	// Sweep is set on the records of lockbench sweep.
 	Sweep *Sweep `json:"sweep,omitempty"`
+	// Shard is set on the record of one shard of a sharded run (--shard):
+	// its cells' Clients are the shard's own, Config keeps the whole
+	// run's. A merged record has none.
+	Shard *ShardInfo `json:"shard,omitempty"`
+	// MissingShards are the shards (by index, from 1) a merge of a sharded
+	// run lacked: its figures cover only the others.
+	MissingShards []int `json:"missing_shards,omitempty"`
+	// ShardCount is, on a merged record of a sharded run, how many shards
+	// the run had.
+	ShardCount int `json:"shard_count,omitempty"`
 }
+
+// ShardInfo says which shard of a sharded run a record is: Index from 1
+// to Count.
+type ShardInfo = workloads.Shard
 
 // Host describes the machine that ran the load.
 type Host struct {

@@ -257,7 +257,26 @@ func Notes(rec *Record) []string {
 	if rec.Interrupted {
 		notes = append(notes, "INTERRUPTED: the run was stopped early; figures cover only what ran.")
 	}
-	return notes
+	return append(notes, shardNotes(rec)...)
+}
+
+// shardNotes say what part of a sharded run a record covers.
+func shardNotes(rec *Record) []string {
+	const inProcess = "overlaps are those each shard saw among its own clients: mutual exclusion across processes is not checked"
+	switch {
+	case rec.Shard != nil:
+		return []string{fmt.Sprintf("shard %s of run %s: clients are this shard's share; lockbench merge combines the shards' records; %s", rec.Shard, rec.RunID, inProcess)}
+	case rec.ShardCount > 0 && len(rec.MissingShards) > 0:
+		var missing []string
+		for _, i := range rec.MissingShards {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, rec.ShardCount))
+		}
+		return []string{fmt.Sprintf("MISSING SHARDS %s: figures cover %d of %d shards of run %s; %s",
+			strings.Join(missing, ", "), rec.ShardCount-len(rec.MissingShards), rec.ShardCount, rec.RunID, inProcess)}
+	case rec.ShardCount > 0:
+		return []string{fmt.Sprintf("merged from the %d shards of run %s; %s", rec.ShardCount, rec.RunID, inProcess)}
+	}
+	return nil
 }
 
 func renderCSV(w io.Writer, rec *Record) error {

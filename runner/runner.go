@@ -36,6 +36,11 @@ type Options struct {
 	OnTopology func(t topologies.Topology, startup time.Duration)
 	// OnCell, when set, is called before each cell starts.
 	OnCell func(CellStart)
+	// Shard, when set, runs only this shard's share of each cell (see
+	// workloads.Shard.Apply): the plan stays the whole run's, the cells
+	// get the shard's clients. Other shards run with the same RunID, on
+	// the same keys. Default nil: the whole load.
+	Shard *workloads.Shard
 }
 
 // CellStart says which cell is about to run.
@@ -74,14 +79,25 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	}
 	rec := &results.Record{
 		Schema: results.SchemaVersion, Tool: "lockbench", RunID: opts.RunID,
-		Started: time.Now().UTC(), Host: results.ThisHost(), Config: p,
+		Started: time.Now().UTC(), Host: results.ThisHost(), Config: p, Shard: opts.Shard,
+	}
+	share := func(spec workloads.Spec) workloads.Spec { return spec }
+	if opts.Shard != nil {
+		share = opts.Shard.Apply
 	}
 	prefix := KeyPrefix(opts.RunID)
 	s, err := openSession(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { s.close(ctx, p.Client, prefix) }()
+	// A shard leaves the keys: the other shards may still use them. (Its
+	// cells also go without the servers' cost, below.)
+	sharded := opts.Shard != nil && opts.Shard.Count > 1
+	cleanupPrefix := prefix
+	if sharded {
+		cleanupPrefix = ""
+	}
+	defer func() { s.close(ctx, p.Client, cleanupPrefix) }()
 	if err := s.checkFaults(p.Faults); err != nil {
 		return nil, err
 	}
@@ -97,24 +113,33 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	total, index := p.Repeat*len(p.Variants)*len(p.Clients), 0
 	for rep := 1; rep <= p.Repeat; rep++ {
 		for _, variant := range p.Variants {
-			for _, n := range p.Clients {
+			for _, whole := range p.Clients {
 				if ctx.Err() != nil {
 					break
 				}
+				spec := p.Workload
+				spec.Clients = whole
+				spec = share(spec)
+				n := spec.Clients
 				live := &workloads.Live{}
 				if opts.OnCell != nil {
 					opts.OnCell(CellStart{Index: index, Total: total, Variant: variant, Clients: n, Repetition: rep, Repeat: p.Repeat, Live: live})
 				}
 				var cell results.Cell
 				if len(p.Faults) > 0 && index > 0 {
-					s.close(ctx, p.Client, prefix)
+					s.close(ctx, p.Client, cleanupPrefix)
 					if s, err = openSession(ctx, p); err != nil {
 						s = &session{} // nothing to close
 						cell = results.Cell{Variant: variant, Client: p.Client, Clients: n, Error: err.Error()}
 					}
 				}
 				if cell.Error == "" {
-					cell = runCell(ctx, p, s, variant, n, fmt.Sprintf("%sc%d:", prefix, index), live)
+					cell = runCell(ctx, p, spec, s, variant, fmt.Sprintf("%sc%d:", prefix, index), live)
+				}
+				if sharded {
+					// The servers' counters count every shard's commands:
+					// not this shard's cost.
+					cell.Server = nil
 				}
 				cell.Topology, cell.Repetition = rec.Topology.Name, rep
 				rec.Cells = append(rec.Cells, cell)
@@ -167,15 +192,17 @@ func (s *session) closeNet() {
 	}
 }
 
-// close removes the run's keys, disconnects and stops what the topology
-// started.
+// close removes the run's keys (none when prefix is empty), disconnects
+// and stops what the topology started.
 func (s *session) close(ctx context.Context, library, prefix string) {
 	if s.topo == nil {
 		return
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	_ = cleanup(cctx, s.topo.Access(), s.conns, library, prefix)
+	if prefix != "" {
+		_ = cleanup(cctx, s.topo.Access(), s.conns, library, prefix)
+	}
 	for _, c := range s.conns {
 		c.Close()
 	}
@@ -200,12 +227,11 @@ func (s *session) checkFaults(fs []faults.Fault) error {
 	return faults.Check(fs, 0, names)
 }
 
-// runCell runs one variant at one client count with keys under prefix,
-// feeding live.
-func runCell(ctx context.Context, p plan.Plan, s *session, variant string, n int, prefix string, live *workloads.Live) results.Cell {
+// runCell runs one variant with the load spec (p's workload at one client
+// count) with keys under prefix, feeding live.
+func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, variant string, prefix string, live *workloads.Live) results.Cell {
 	topo, conns := s.topo, s.conns
-	spec := p.Workload
-	spec.Clients = n
+	n := spec.Clients
 	spec.Live = live
 	spec.Faults = p.Faults
 	if spec.KeyPerClient {

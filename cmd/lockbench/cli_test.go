@@ -109,6 +109,16 @@ func TestBadInput(t *testing.T) {
 		{"sweep repeat", []string{"sweep", "--repeat", "3"}, []string{"--repeat", "once"}},
 		{"sweep check", []string{"sweep", "--check", "overlaps==0"}, []string{"--check", "--slo"}},
 		{"sweep rate", []string{"sweep", "--rate", "1000"}, []string{"--rate", "--rates"}},
+		{"shard above count", []string{"run", "--run-id", "r1", "--shard", "3/2"}, []string{"--shard", `"3/2"`, "1 <= i <= N"}},
+		{"shard zero of zero", []string{"run", "--run-id", "r1", "--shard", "0/0"}, []string{"--shard", `"0/0"`, "i/N"}},
+		{"shard zero", []string{"run", "--run-id", "r1", "--shard", "0/3"}, []string{"--shard", `"0/3"`, "1 <= i <= N"}},
+		{"shard not a number", []string{"run", "--run-id", "r1", "--shard", "x/2"}, []string{"--shard", `"x/2"`, "1/3"}},
+		{"shard without count", []string{"run", "--run-id", "r1", "--shard", "2"}, []string{"--shard", `"2"`, "i/N"}},
+		{"shard without run id", []string{"run", "--shard", "1/3"}, []string{"--shard", "--run-id"}},
+		{"shard without clients", []string{"run", "--run-id", "r1", "--shard", "3/4", "--clients", "2"}, []string{"--shard 3/4 gets no client of --clients 2"}},
+		{"shard without ops", []string{"run", "--run-id", "r1", "--shard", "3/4", "--clients", "8", "--ops", "2"}, []string{"--shard 3/4", "--ops 2"}},
+		{"bad run id", []string{"run", "--run-id", "a/b"}, []string{"--run-id", `"a/b"`, "A-Z a-z 0-9"}},
+		{"long run id", []string{"run", "--run-id", strings.Repeat("x", 65)}, []string{"--run-id", "1 to 64"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			began := time.Now()

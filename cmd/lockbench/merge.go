@@ -1,13 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/lockbench/lockbench/results"
 )
 
-// runMerge combines records of shards of one load into one.
+// runMerge combines records of shards of one load into one. Records of a
+// sharded run (--shard) must be of one run; a missing shard is reported on
+// stderr, and the merge goes on.
 func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", stderr)
 	out := fs.StringP("out", "o", "", "the merged record (required)")
@@ -36,6 +39,10 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	merged, err := results.Merge(recs)
 	if err != nil {
 		return usageError{err}
+	}
+	for _, i := range merged.MissingShards {
+		n := merged.ShardCount
+		fmt.Fprintf(stderr, "lockbench: merge: shard %d/%d missing: figures cover %d of %d shards\n", i, n, n-len(merged.MissingShards), n)
 	}
 	if err := results.Save(merged, *out); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -53,6 +54,8 @@ type runOptions struct {
 	fence          string
 	waitStrict     bool
 	live           liveFlags
+	runID          string // run only, not sweep
+	shard          string // run only
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -71,11 +74,46 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help bool, err error) {
 	fs := newFlagSet("run", stderr)
 	o.register(fs)
+	fs.StringVar(&o.runID, "run-id", "", "name of the run, its keys (lockbench:<run-id>:) and its record: 1-64 of A-Z a-z 0-9 . _ - (default: start time and a random suffix)")
+	fs.StringVar(&o.shard, "shard", "", "run shard i of N (1/3): this process's share of each cell's clients, or of the offered rate; needs --run-id, the same for every shard (see lockbench merge)")
 	if help, err = parse(fs, args); help || err != nil {
 		return o, p, help, err
 	}
-	p, err = o.plan(fs.Changed)
+	if p, err = o.plan(fs.Changed); err != nil {
+		return o, p, false, err
+	}
+	_, err = o.sharding(p)
 	return o, p, false, err
+}
+
+// runIDPattern is what --run-id accepts: it names keys and a file.
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// sharding checks --run-id and --shard against the plan p and returns the
+// shard, nil for the whole load.
+func (o runOptions) sharding(p plan.Plan) (*workloads.Shard, error) {
+	if o.runID != "" && !runIDPattern.MatchString(o.runID) {
+		return nil, usagef("--run-id: %q is not a run id (1 to 64 of A-Z a-z 0-9 . _ -)", o.runID)
+	}
+	if o.shard == "" {
+		return nil, nil
+	}
+	shard, err := workloads.ParseShard(o.shard)
+	if err != nil {
+		return nil, usagef("--shard: %w", err)
+	}
+	if o.runID == "" {
+		return nil, usagef("--shard: needs --run-id ID, the same for every shard, so that the shards share keys and one run id")
+	}
+	for _, n := range p.Clients {
+		if shard.Clients(n) == 0 {
+			return nil, usagef("--shard %s gets no client of --clients %d (give at least %d clients)", shard, n, shard.Count)
+		}
+	}
+	if ops := p.Workload.Ops; ops > 0 && shard.Ops(ops) == 0 {
+		return nil, usagef("--shard %s gets no acquisition of --ops %d (give at least %d)", shard, ops, shard.Count)
+	}
+	return &shard, nil
 }
 
 // register defines the flags of a run on fs.
@@ -261,7 +299,13 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		return err
 	}
 	defer lv.stop()
+	shard, err := o.sharding(p) // checked with the flags
+	if err != nil {
+		return err
+	}
 	opts := runner.Options{
+		RunID: o.runID,
+		Shard: shard,
 		OnTopology: func(t topologies.Topology, startup time.Duration) {
 			lv.println(fmt.Sprintf("lockbench: topology %s at %s (up in %.2fs)", t.Name(), describeNodes(t.Nodes()), startup.Seconds()))
 		},
@@ -316,10 +360,13 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	return nil
 }
 
-// saveRecord saves rec to out, by default results/runs/<run-id>.json, and
-// returns the path.
+// saveRecord saves rec to out, by default results/runs/<run-id>.json
+// (<run-id>.shard-i-of-N.json for a shard), and returns the path.
 func saveRecord(rec *results.Record, out string) (string, error) {
-	if out == "" {
+	switch {
+	case out == "" && rec.Shard != nil:
+		out = results.DefaultPath(fmt.Sprintf("%s.shard-%d-of-%d", rec.RunID, rec.Shard.Index, rec.Shard.Count))
+	case out == "":
 		out = results.DefaultPath(rec.RunID)
 	}
 	return out, results.Save(rec, out)
