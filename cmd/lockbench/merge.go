@@ -19,7 +19,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	if fs.NArg() < 2 {
+	if fs.NArg() < 1 {
 		return usagef("merge: give at least two records (lockbench merge A.json B.json -o merged.json)")
 	}
 	if *out == "" {
@@ -35,6 +35,10 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 			return usageError{err}
 		}
 		recs = append(recs, rec)
+	}
+	if len(recs) == 1 && recs[0].Shard == nil {
+		// One shard alone is what is left of a run whose others died.
+		return usagef("merge: give at least two records, or the one shard left of a sharded run (lockbench merge A.json B.json -o merged.json)")
 	}
 	merged, err := results.Merge(recs)
 	if err != nil {

@@ -124,6 +124,13 @@ func TestShardedRun(t *testing.T) {
 		t.Errorf("partial merge: missing %v, %d clients; want [3], 4", rec.MissingShards, rec.Cells[0].Clients)
 	}
 
+	// One shard alone is what is left of a run whose others died.
+	_, stderr, status = runCLI(t, "merge", paths[1], "-o", filepath.Join(dir, "alone.json"))
+	if status != exitOK || !strings.Contains(stderr, "shard 1/3 missing: figures cover 1 of 3 shards") ||
+		!strings.Contains(stderr, "shard 3/3 missing: figures cover 1 of 3 shards") {
+		t.Errorf("merge of shard 2/3 alone: exit %d, stderr %q", status, stderr)
+	}
+
 	// Records that are not the shards of one run.
 	other := *recs[2]
 	other.RunID = "another-run"
@@ -148,6 +155,7 @@ func TestShardedRun(t *testing.T) {
 		{"a shard twice", []string{paths[0], paths[1], paths[0]}, "shard 1/3 of run " + runID + " given twice"},
 		{"no shard", []string{paths[0], wholePath}, "is no shard"},
 		{"another shard count", []string{paths[0], fewerPath}, "share the shard count"},
+		{"a whole run alone", []string{wholePath}, "at least two records"},
 	} {
 		out := filepath.Join(dir, "refused.json")
 		_, stderr, status := runCLI(t, append(append([]string{"merge"}, tc.paths...), "-o", out)...)
