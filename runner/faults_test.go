@@ -41,9 +41,13 @@ func TestPauseFault(t *testing.T) {
 		if took := c.Faults[1].AtS - c.Faults[0].AtS; took < 0.35 || took > 0.6 {
 			t.Errorf("%s: paused for %.2fs, want 0.4s", c.Variant, took)
 		}
-		if c.AcquireLatencyUS.Max < 300_000 || c.Acquisitions == 0 || c.Violations.Overlaps != 0 {
-			t.Errorf("%s: max acquire %.0fµs (want the pause to show), %d acquisitions, %d overlaps",
-				c.Variant, c.AcquireLatencyUS.Max, c.Acquisitions, c.Violations.Overlaps)
+		// The pause stalls whatever command was in flight: an acquire, or —
+		// as likely with 4 clients on 4 names, mostly holding or releasing —
+		// only releases.
+		stalled := max(c.AcquireLatencyUS.Max, c.ReleaseLatencyUS.Max)
+		if stalled < 300_000 || c.Acquisitions == 0 || c.Violations.Overlaps != 0 {
+			t.Errorf("%s: longest acquire or release %.0fµs (want the pause to show), %d acquisitions, %d overlaps",
+				c.Variant, stalled, c.Acquisitions, c.Violations.Overlaps)
 		}
 	}
 }
