@@ -319,13 +319,7 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	}
 	rec, err := runner.Run(ctx, p, opts)
 	lv.stop()
-	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		return err
-	}
-	out, err := saveRecord(rec, o.out)
+	out, err := saveRecord(ctx, rec, err, o.out)
 	if err != nil {
 		return err
 	}
@@ -360,9 +354,17 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	return nil
 }
 
-// saveRecord saves rec to out, by default results/runs/<run-id>.json
-// (<run-id>.shard-i-of-N.json for a shard), and returns the path.
-func saveRecord(rec *results.Record, out string) (string, error) {
+// saveRecord saves the record of a run that returned runErr to out, by
+// default results/runs/<run-id>.json (<run-id>.shard-i-of-N.json for a
+// shard), and returns the path. A run that failed has nothing to save: its
+// error, errInterrupted when a signal stopped it.
+func saveRecord(ctx context.Context, rec *results.Record, runErr error, out string) (string, error) {
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return "", errInterrupted
+		}
+		return "", runErr
+	}
 	switch {
 	case out == "" && rec.Shard != nil:
 		out = results.DefaultPath(fmt.Sprintf("%s.shard-%d-of-%d", rec.RunID, rec.Shard.Index, rec.Shard.Count))

@@ -94,13 +94,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		lv.cell(c, "")
 	}})
 	lv.stop()
-	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		return err
-	}
-	out, err := saveRecord(rec, o.out)
+	out, err := saveRecord(ctx, rec, err, o.out)
 	if err != nil {
 		return err
 	}
