@@ -88,6 +88,17 @@ func (e Entry) ValueRead() int64 { return e.valueRead }
 // Token returns the fencing token the holder's write carries, 0 for none.
 func (e Entry) Token() uint64 { return e.token }
 
+// Epoch returns the resource's entry count at this entry: later entries
+// have higher epochs.
+func (e Entry) Epoch() int64 { return e.epoch }
+
+// NewEntry returns the entry of a holder of resource that read valueRead at
+// entry number epoch, writing with fencing token token (0 for none): what an
+// oracle kept elsewhere (a witness) hands its holders.
+func NewEntry(resource int, valueRead, epoch int64, token uint64) Entry {
+	return Entry{resource: resource, valueRead: valueRead, entered: true, epoch: epoch, token: token}
+}
+
 // OracleReport is what the oracle observed.
 type OracleReport struct {
 	// Overlaps counts entries that made a resource's holders exceed the limit.
@@ -192,7 +203,7 @@ func (o *Oracle) EnterFenced(resource int, token uint64) Entry {
 		res.contended = false
 		gap := now.Sub(res.lastExit)
 		o.handoffMu.Lock()
-		_ = o.handoff.RecordValue(min(max(gap.Microseconds(), lowestMicros), highestMicros))
+		RecordMicros(o.handoff, gap.Microseconds())
 		o.handoffMu.Unlock()
 	}
 	res.holders++

@@ -25,6 +25,15 @@ func newHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(lowestMicros, highestMicros, significantFigures)
 }
 
+// NewHistogram returns an empty histogram of the geometry every figure of
+// a run is recorded in (µs, 1 µs to 100 s), so that it merges with them.
+func NewHistogram() *hdrhistogram.Histogram { return newHistogram() }
+
+// RecordMicros records us into h, clamped to the geometry's range.
+func RecordMicros(h *hdrhistogram.Histogram, us int64) {
+	_ = h.RecordValue(min(max(us, lowestMicros), highestMicros))
+}
+
 // Event is a counted happening of a run.
 type Event int
 

@@ -165,19 +165,27 @@ func mergeCell(a, b *Cell) error {
 	if len(a.Fairness.PerClient) == a.Fairness.Clients {
 		a.Fairness = metrics.FairnessOf(a.Fairness.PerClient) // every count known: exact
 	}
+	// What the clients saw adds up; what the oracle saw adds up too, unless
+	// every shard read it from one witness.
 	v, w := &a.Violations, b.Violations
-	v.Overlaps += w.Overlaps
-	v.MaxOccupancy = max(v.MaxOccupancy, w.MaxOccupancy)
-	v.TimeOverLimitMS += w.TimeOverLimitMS
-	v.LostUpdates += w.LostUpdates
-	v.CriticalSections += w.CriticalSections
 	v.LeaseLost += w.LeaseLost
-	v.Abandoned += w.Abandoned
 	v.StaleReleases += w.StaleReleases
-	v.StaleWrites += w.StaleWrites
-	v.RejectedWrites += w.RejectedWrites
-	v.LongestUnavailableMS = max(v.LongestUnavailableMS, w.LongestUnavailableMS)
 	v.Crashed += w.Crashed
+	witnessed, takeB, err := mergeWitness(a, b)
+	if err != nil {
+		return err
+	}
+	if !witnessed {
+		v.Overlaps += w.Overlaps
+		v.MaxOccupancy = max(v.MaxOccupancy, w.MaxOccupancy)
+		v.TimeOverLimitMS += w.TimeOverLimitMS
+		v.LostUpdates += w.LostUpdates
+		v.CriticalSections += w.CriticalSections
+		v.Abandoned += w.Abandoned
+		v.StaleWrites += w.StaleWrites
+		v.RejectedWrites += w.RejectedWrites
+		v.LongestUnavailableMS = max(v.LongestUnavailableMS, w.LongestUnavailableMS)
+	}
 	a.Warmup.Acquisitions += b.Warmup.Acquisitions
 	a.Warmup.Errors += b.Warmup.Errors
 	a.Warmup.Timeouts += b.Warmup.Timeouts
@@ -202,8 +210,16 @@ func mergeCell(a, b *Cell) error {
 		if i == len(a.Series) {
 			a.Series = append(a.Series, metrics.Second{T: i})
 		}
-		if err := mergeSecond(&a.Series[i], &s); err != nil {
+		t := &a.Series[i]
+		if err := mergeSecond(t, &s); err != nil {
 			return fmt.Errorf("results: merge %s second %d: %w", a.Variant, i, err)
+		}
+		switch {
+		case !witnessed:
+			t.Overlaps += s.Overlaps
+			t.Holders += s.Holders
+		case takeB:
+			t.Overlaps, t.Holders = s.Overlaps, s.Holders
 		}
 	}
 	for _, h := range []struct {
@@ -230,7 +246,8 @@ func mergeCell(a, b *Cell) error {
 	return nil
 }
 
-// mergeSecond adds second s into t. Their acquire histograms merge exactly
+// mergeSecond adds second s into t, but for the oracle's overlaps and
+// holders, which mergeCell sees to. Their acquire histograms merge exactly
 // and give the second's p50 and p99. A second with acquisitions but no
 // histogram (a record from before they were kept) makes the merged one
 // unknown: its histogram is dropped and its p50 and p99 are the larger of
@@ -243,8 +260,6 @@ func mergeSecond(t, s *metrics.Second) error {
 	t.Errors += s.Errors
 	t.Timeouts += s.Timeouts
 	t.Dropped += s.Dropped
-	t.Overlaps += s.Overlaps
-	t.Holders += s.Holders
 	switch {
 	case !exact:
 		t.AcquireHistogram = ""

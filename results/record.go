@@ -144,6 +144,11 @@ type Cell struct {
 
 	Fairness   metrics.Fairness `json:"fairness"`
 	Violations Violations       `json:"violations"`
+	// Witness is set when the cell's oracle was kept in a witness
+	// (--witness): then the oracle's figures in Violations (all but
+	// lease_lost, stale_releases and crashed) and the overlaps and holders
+	// of Series are every shard's together, not this process's alone.
+	Witness *WitnessInfo `json:"witness,omitempty"`
 	Warmup     Warmup           `json:"warmup"`
 	// Series has one entry per second of the measured phase.
 	Series []metrics.Second `json:"series"`
@@ -184,6 +189,22 @@ type Violations struct {
 	LongestUnavailableMS float64 `json:"longest_unavailable_ms"`
 	// Crashed counts clients a fault crashed.
 	Crashed int64 `json:"crashed,omitempty"`
+}
+
+// WitnessInfo says how a cell's oracle figures were read from the witness.
+type WitnessInfo struct {
+	// Done is how many of the run's shards had finished the cell when
+	// this process read the witness: the figures are final when it equals
+	// the shard count (a merge takes them from the shard that read last).
+	Done int `json:"done"`
+	// Absent are the shards (from 1) that had not reached the witness
+	// when the wait for them ran out: the cell started without them.
+	Absent []int `json:"absent,omitempty"`
+	// Failures counts calls to the witness that failed: their holders went
+	// on unwitnessed, so the figures are a lower bound.
+	Failures int64 `json:"failures,omitempty"`
+	// FirstFailure is the first of those failures.
+	FirstFailure string `json:"first_failure,omitempty"`
 }
 
 // Warmup summarizes the warm-up phase, which the figures above leave out.

@@ -262,21 +262,43 @@ func Notes(rec *Record) []string {
 
 // shardNotes say what part of a sharded run a record covers.
 func shardNotes(rec *Record) []string {
-	const inProcess = "overlaps are those each shard saw among its own clients: mutual exclusion across processes is not checked"
+	inProcess := "overlaps are those each shard saw among its own clients: mutual exclusion across processes is not checked (give the shards a --witness)"
+	if Witnessed(rec) {
+		inProcess = "overlaps and the oracle's other figures are every shard's together, from the witness"
+	}
+	notes := witnessNotes(rec)
 	switch {
 	case rec.Shard != nil:
-		return []string{fmt.Sprintf("shard %s of run %s: clients are this shard's share; lockbench merge combines the shards' records; %s", rec.Shard, rec.RunID, inProcess)}
+		return append(notes, fmt.Sprintf("shard %s of run %s: clients are this shard's share; lockbench merge combines the shards' records; %s", rec.Shard, rec.RunID, inProcess))
 	case rec.ShardCount > 0 && len(rec.MissingShards) > 0:
 		var missing []string
 		for _, i := range rec.MissingShards {
 			missing = append(missing, fmt.Sprintf("%d/%d", i, rec.ShardCount))
 		}
-		return []string{fmt.Sprintf("MISSING SHARDS %s: figures cover %d of %d shards of run %s; %s",
-			strings.Join(missing, ", "), rec.ShardCount-len(rec.MissingShards), rec.ShardCount, rec.RunID, inProcess)}
+		return append(notes, fmt.Sprintf("MISSING SHARDS %s: figures cover %d of %d shards of run %s; %s",
+			strings.Join(missing, ", "), rec.ShardCount-len(rec.MissingShards), rec.ShardCount, rec.RunID, inProcess))
 	case rec.ShardCount > 0:
-		return []string{fmt.Sprintf("merged from the %d shards of run %s; %s", rec.ShardCount, rec.RunID, inProcess)}
+		return append(notes, fmt.Sprintf("merged from the %d shards of run %s; %s", rec.ShardCount, rec.RunID, inProcess))
 	}
-	return nil
+	return notes
+}
+
+// witnessNotes say where a witness's figures are incomplete: calls that
+// failed, shards a cell started without.
+func witnessNotes(rec *Record) []string {
+	var notes []string
+	for _, c := range rec.Cells {
+		w := c.Witness
+		switch {
+		case w == nil:
+		case w.Failures > 0:
+			notes = append(notes, fmt.Sprintf("WITNESS FAILURES in %s, %d clients: %d calls to the witness failed (first: %s); those holders went unchecked, the oracle's figures are a lower bound",
+				c.Variant, c.Clients, w.Failures, w.FirstFailure))
+		case len(w.Absent) > 0:
+			notes = append(notes, fmt.Sprintf("%s, %d clients started without shards %v, which had not reached the witness in time", c.Variant, c.Clients, w.Absent))
+		}
+	}
+	return notes
 }
 
 func renderCSV(w io.Writer, rec *Record) error {

@@ -67,14 +67,20 @@ func Load(path string) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
+	return Decode(path, data)
+}
+
+// Decode decodes a record read from where (a file, a witness) and checks
+// its schema version.
+func Decode(where string, data []byte) (*Record, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var rec Record
 	if err := dec.Decode(&rec); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", path, ErrBadRecord, err)
+		return nil, fmt.Errorf("%s: %w: %w", where, ErrBadRecord, err)
 	}
 	if rec.Tool != "lockbench" || rec.Schema != SchemaVersion {
-		return nil, fmt.Errorf("%s: %w: tool %q schema %d (this lockbench reads schema %d)", path, ErrBadRecord, rec.Tool, rec.Schema, SchemaVersion)
+		return nil, fmt.Errorf("%s: %w: tool %q schema %d (this lockbench reads schema %d)", where, ErrBadRecord, rec.Tool, rec.Schema, SchemaVersion)
 	}
 	return &rec, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
+	"github.com/lockbench/lockbench/witness"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -41,6 +42,16 @@ type Options struct {
 	// get the shard's clients. Other shards run with the same RunID, on
 	// the same keys. Default nil: the whole load.
 	Shard *workloads.Shard
+	// Witness, when set, is a Redis of its own (never one under test)
+	// that keeps the cells' oracles, so that the shards of a run are
+	// checked together (package witness). The shards meet there at every
+	// cell's start, and each leaves its record there for merge. Default
+	// nil: the oracle lives in this process.
+	Witness *topologies.Endpoint
+	// ShardWait bounds how long a shard waits at the witness for the
+	// others at the first cell (at later cells, at most 30 s). Default
+	// DefaultShardWait.
+	ShardWait time.Duration
 }
 
 // CellStart says which cell is about to run.
@@ -86,12 +97,24 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 		share = opts.Shard.Apply
 	}
 	prefix := KeyPrefix(opts.RunID)
+	var wx *witnessing
+	if opts.Witness != nil {
+		w, err := witness.Dial(ctx, *opts.Witness)
+		if err != nil {
+			return nil, err
+		}
+		defer w.Close()
+		if wx, err = newWitnessing(w, p, opts.Shard, prefix, opts.ShardWait); err != nil {
+			return nil, err
+		}
+	}
 	s, err := openSession(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	// A shard leaves the keys: the other shards may still use them. (Its
-	// cells also go without the servers' cost, below.)
+	// A shard leaves the keys to the last shard to finish, which only a
+	// witness knows: the others may still use them. (Its cells also go
+	// without the servers' cost, below.)
 	sharded := opts.Shard != nil && opts.Shard.Count > 1
 	cleanupPrefix := prefix
 	if sharded {
@@ -100,6 +123,11 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	defer func() { s.close(ctx, p.Client, cleanupPrefix) }()
 	if err := s.checkFaults(p.Faults); err != nil {
 		return nil, err
+	}
+	if wx != nil {
+		if err := wx.w.CheckApart(ctx, s.addrs(), s.plainConns()); err != nil {
+			return nil, err
+		}
 	}
 	rec.Config.Topology = p.Topology.Redacted()
 	rec.Config.Topology.Name = s.topo.Name()
@@ -134,7 +162,20 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 					}
 				}
 				if cell.Error == "" {
-					cell = runCell(ctx, p, spec, s, variant, fmt.Sprintf("%sc%d:", prefix, index), live)
+					cellPrefix := fmt.Sprintf("%sc%d:", prefix, index)
+					keys := spec.Keys
+					if spec.KeyPerClient {
+						keys = whole // every shard's clients have a name of their own
+					}
+					oracle := inMemory(keys, p)
+					if wx != nil {
+						oracle = wx.oracle(index, cellPrefix, keys, p)
+					}
+					spec.Keys = keys
+					cell = runCell(ctx, p, spec, s, variant, cellPrefix, live, oracle)
+					if wx != nil && wx.refused != nil {
+						return nil, wx.refused
+					}
 				}
 				if sharded {
 					// The servers' counters count every shard's commands:
@@ -149,6 +190,15 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	}
 	rec.Interrupted = ctx.Err() != nil
 	rec.Finished = time.Now().UTC()
+	if wx != nil {
+		last, err := wx.leave(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		if last {
+			cleanupPrefix = prefix
+		}
+	}
 	return rec, nil
 }
 
@@ -184,6 +234,27 @@ func openSession(ctx context.Context, p plan.Plan) (*session, error) {
 	}
 	s.startup = time.Since(began)
 	return s, nil
+}
+
+// addrs are the addresses of the topology's nodes and of its access.
+func (s *session) addrs() []string {
+	var out []string
+	for _, n := range s.topo.Nodes() {
+		out = append(out, n.Endpoint.Addr)
+	}
+	for _, ep := range s.topo.Access().Endpoints {
+		out = append(out, ep.Addr)
+	}
+	return out
+}
+
+// plainConns are the session's clients as connections.
+func (s *session) plainConns() []variants.Conn {
+	var out []variants.Conn
+	for _, c := range s.conns {
+		out = append(out, c)
+	}
+	return out
 }
 
 func (s *session) closeNet() {
@@ -229,22 +300,16 @@ func (s *session) checkFaults(fs []faults.Fault) error {
 
 // runCell runs one variant with the load spec (p's workload at one client
 // count) with keys under prefix, feeding live.
-func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, variant string, prefix string, live *workloads.Live) results.Cell {
+func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, variant string, prefix string, live *workloads.Live, oracle cellOracle) results.Cell {
 	topo, conns := s.topo, s.conns
 	n := spec.Clients
 	spec.Live = live
 	spec.Faults = p.Faults
-	if spec.KeyPerClient {
-		spec.Keys = n
-	}
+	spec.Ready = oracle.ready
 	counted := variants.NewCounted(conns[0])
 	all := []variants.Conn{counted}
 	for _, c := range conns[1:] {
 		all = append(all, counted.Wrap(c))
-	}
-	oracle := metrics.NewOracle(spec.Keys, p.Limit)
-	if p.Fence == plan.FenceReject {
-		oracle.RejectStaleWrites()
 	}
 	newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
 		return variants.New(variant, variants.Config{
@@ -298,7 +363,9 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 		return base
 	}
 	out.Measured.Commands = counted.Commands() - atMeasure
-	cell, err := results.NewCell(out, oracle.Report())
+	report, witnessed := oracle.final(ctx)
+	cell, err := results.NewCell(out, report)
+	cell.Witness = witnessed
 	if err != nil {
 		base.Error = err.Error()
 		return base

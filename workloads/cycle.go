@@ -29,7 +29,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 	k := 0
 	switch {
 	case c.d.spec.KeyPerClient:
-		k = c.index
+		k = c.d.spec.FirstClient + c.index
 	case len(c.d.names) > 1:
 		k = c.rnd.IntN(len(c.d.names))
 	}

@@ -24,7 +24,7 @@ const maxShards = 16
 // and returns what it measured. Every lease taken is released before Run
 // returns. atMeasure, when not nil, is called once when the measured phase
 // starts.
-func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle, atMeasure func()) (Outcome, error) {
+func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasure func()) (Outcome, error) {
 	if err := spec.Validate(); err != nil {
 		return Outcome{}, err
 	}
@@ -36,6 +36,12 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 		return Outcome{}, err
 	}
 	defer d.closeLocks()
+	if spec.Ready != nil {
+		if err := spec.Ready(ctx); err != nil {
+			return Outcome{}, err
+		}
+	}
+	d.begin()
 	spec.Live.attach(oracle)
 
 	// The end is a cancel, not a context deadline: a client library that
@@ -101,7 +107,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle *metrics.Oracle
 type driver struct {
 	spec      Spec
 	names     []string
-	oracle    *metrics.Oracle
+	oracle    Oracle
 	clients   []*client
 	warm      []*metrics.Recorder // per shard
 	measured  []*metrics.Recorder // per shard
@@ -117,10 +123,10 @@ type driver struct {
 	events       []faults.Event
 }
 
-func newDriver(spec Spec, newLock NewLock, oracle *metrics.Oracle) (*driver, error) {
+func newDriver(spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
 	spec.Keys = max(spec.Keys, 1)
 	if spec.KeyPerClient {
-		spec.Keys = spec.Clients
+		spec.Keys = max(spec.Keys, spec.FirstClient+spec.Clients)
 	}
 	d := &driver{spec: spec, oracle: oracle, clientFaults: newClientFaults(spec.Faults)}
 	for i := range spec.Keys {
@@ -144,17 +150,21 @@ func newDriver(spec Spec, newLock NewLock, oracle *metrics.Oracle) (*driver, err
 		c.lock = lock
 		d.clients = append(d.clients, c)
 	}
-	// The phases start once every client is ready.
+	return d, nil
+}
+
+// begin starts the phases' clock and recorders, once every client is
+// ready.
+func (d *driver) begin() {
 	start := time.Now()
-	d.measureAt = start.Add(spec.Warmup)
-	for range shards {
+	d.measureAt = start.Add(d.spec.Warmup)
+	for range min(len(d.clients), maxShards) {
 		d.warm = append(d.warm, metrics.NewRecorder(start))
 		d.measured = append(d.measured, metrics.NewRecorder(d.measureAt))
 	}
 	for _, c := range d.clients {
 		c.rec = d.warm[c.shard]
 	}
-	return d, nil
 }
 
 // closeLocks closes the clients' locks that hold resources of their own.

@@ -4,8 +4,6 @@ import (
 	"math/bits"
 	"sync/atomic"
 	"time"
-
-	"github.com/lockbench/lockbench/metrics"
 )
 
 // liveSubBuckets is how many buckets each power of two of the live latency
@@ -26,7 +24,7 @@ type Live struct {
 	busy, errors, timeouts atomic.Int64
 	acquireSumMicros       atomic.Int64
 	acquire                [liveBuckets]atomic.Int64 // successful acquisitions by latency (µs)
-	oracle                 atomic.Pointer[metrics.Oracle]
+	oracle                 atomic.Pointer[Oracle]
 }
 
 // LiveSnapshot is a Live read at one time. Acquire counts successful
@@ -52,7 +50,7 @@ func (l *Live) Snapshot() LiveSnapshot {
 	s.Busy, s.Errors, s.Timeouts = l.busy.Load(), l.errors.Load(), l.timeouts.Load()
 	s.AcquireSum = time.Duration(l.acquireSumMicros.Load()) * time.Microsecond
 	if o := l.oracle.Load(); o != nil {
-		s.Overlaps = o.Report().Overlaps
+		s.Overlaps = (*o).Report().Overlaps
 	}
 	return s
 }
@@ -119,9 +117,9 @@ func liveBucket(us int64) int {
 }
 
 // attach makes the oracle's overlaps part of the snapshots.
-func (l *Live) attach(o *metrics.Oracle) {
+func (l *Live) attach(o Oracle) {
 	if l != nil {
-		l.oracle.Store(o)
+		l.oracle.Store(&o)
 	}
 }
 

@@ -35,6 +35,16 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 // possible, the first n mod Count shards taking one more. It may be 0.
 func (s Shard) Clients(n int) int { return int(s.share(int64(n))) }
 
+// FirstClient is the run-wide number (from 0) of the shard's first client
+// of n: the clients of the shards before it.
+func (s Shard) FirstClient(n int) int {
+	first := 0
+	for i := 1; i < s.Index; i++ {
+		first += Shard{Index: i, Count: s.Count}.Clients(n)
+	}
+	return first
+}
+
 // Ops is the shard's share of a closed loop's n acquisitions, split as the
 // clients are.
 func (s Shard) Ops(n int64) int64 { return s.share(n) }
@@ -52,6 +62,7 @@ func (s Shard) share(n int64) int64 {
 // share of the clients (in an open loop, of the cap on acquisitions in
 // progress), of the offered rate, stages scaled alike, and of --ops.
 func (s Shard) Apply(spec Spec) Spec {
+	spec.FirstClient = s.FirstClient(spec.Clients)
 	spec.Clients = s.Clients(spec.Clients)
 	if s.Count == 1 {
 		return spec

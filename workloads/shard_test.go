@@ -49,9 +49,14 @@ func TestShardClients(t *testing.T) {
 	} {
 		sum := 0
 		for i, want := range tc.want {
-			got := Shard{Index: i + 1, Count: tc.count}.Clients(tc.clients)
+			shard := Shard{Index: i + 1, Count: tc.count}
+			got := shard.Clients(tc.clients)
 			if got != want {
 				t.Errorf("shard %d/%d of %d clients: %d, want %d", i+1, tc.count, tc.clients, got, want)
+			}
+			// The shards' clients follow each other: no number twice.
+			if first := shard.FirstClient(tc.clients); first != sum {
+				t.Errorf("shard %d/%d of %d clients: first client %d, want %d", i+1, tc.count, tc.clients, first, sum)
 			}
 			sum += got
 		}

@@ -60,6 +60,15 @@ type Spec struct {
 	Faults []faults.Fault `json:"-"`
 	// Live, when set, is fed while the cell runs (see Live). Default nil.
 	Live *Live `json:"-"`
+	// FirstClient is the run-wide number of this process's first client
+	// when shards of a run split the clients (0 otherwise): with
+	// KeyPerClient, client i takes lock name FirstClient+i, so that the
+	// shards' clients keep names of their own.
+	FirstClient int `json:"-"`
+	// Ready, when set, is called once every client is built, before the
+	// warm-up starts; an error ends the cell unrun. The shards of a run
+	// meet there, so that their phases start together.
+	Ready func(context.Context) error `json:"-"`
 }
 
 // Stage is one ramp of an open loop: to Rate over Duration. Its text form is

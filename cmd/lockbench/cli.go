@@ -12,6 +12,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/witness"
 )
 
 // Exit statuses.
@@ -79,7 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "findings":
 		return runFindings(ctx, args[1:], stdout, stderr)
 	case "merge":
-		return runMerge(args[1:], stdout, stderr)
+		return runMerge(ctx, args[1:], stdout, stderr)
 	case "compare":
 		return runCompare(args[1:], stdout, stderr)
 	case "report":
@@ -144,7 +145,8 @@ func exitStatus(err error, stderr io.Writer) int {
 	}
 	var ue usageError
 	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) ||
-		errors.Is(err, faults.ErrBadFault) {
+		errors.Is(err, faults.ErrBadFault) || errors.Is(err, witness.ErrSameServer) || errors.Is(err, witness.ErrPlanMismatch) ||
+		errors.Is(err, witness.ErrArrivedTwice) {
 		return exitUsage
 	}
 	return exitRunFailed

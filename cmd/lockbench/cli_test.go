@@ -117,6 +117,10 @@ func TestBadInput(t *testing.T) {
 		{"shard without run id", []string{"run", "--shard", "1/3"}, []string{"--shard", "--run-id"}},
 		{"shard without clients", []string{"run", "--run-id", "r1", "--shard", "3/4", "--clients", "2"}, []string{"--shard 3/4 gets no client of --clients 2"}},
 		{"shard without ops", []string{"run", "--run-id", "r1", "--shard", "3/4", "--clients", "8", "--ops", "2"}, []string{"--shard 3/4", "--ops 2"}},
+		{"witness not a url", []string{"run", "--witness", "http://127.0.0.1:6379"}, []string{"--witness", "redis://"}},
+		{"witness unreachable", []string{"run", "--witness", "redis://" + closedPort(t), "--duration", "1s"}, []string{"--witness", "unreachable"}},
+		{"shard wait", []string{"run", "--shard-wait", "0s"}, []string{"--shard-wait", "positive"}},
+		{"merge witness without run id", []string{"merge", "--witness", "redis://127.0.0.1:1"}, []string{"--witness", "--run-id"}},
 		{"bad run id", []string{"run", "--run-id", "a/b"}, []string{"--run-id", `"a/b"`, "A-Z a-z 0-9"}},
 		{"long run id", []string{"run", "--run-id", strings.Repeat("x", 65)}, []string{"--run-id", "1 to 64"}},
 	} {

@@ -1,26 +1,35 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/witness"
 )
 
 // runMerge combines records of shards of one load into one. Records of a
 // sharded run (--shard) must be of one run; a missing shard is reported on
 // stderr, and the merge goes on.
-func runMerge(args []string, stdout, stderr io.Writer) error {
+func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", stderr)
 	out := fs.StringP("out", "o", "", "the merged record (required)")
+	witnessURL := fs.String("witness", "", "also merge the records the shards of --run-id left in this witness (redis://host:port)")
+	runID := fs.String("run-id", "", "the run whose records to take from --witness")
 	format := fs.String("format", "table", "what to print: "+strings.Join(results.Formats, ", "))
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
-	if fs.NArg() < 1 {
-		return usagef("merge: give at least two records (lockbench merge A.json B.json -o merged.json)")
+	if fs.NArg() < 1 && *witnessURL == "" {
+		return usagef("merge: give at least two records (lockbench merge A.json B.json -o merged.json), or --witness and --run-id")
+	}
+	if (*witnessURL == "") != (*runID == "") {
+		return usagef("--witness and --run-id go together: the witness keeps the records of the run --run-id names")
 	}
 	if *out == "" {
 		return usagef("--out: the merged record needs a file (-o merged.json)")
@@ -35,6 +44,16 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 			return usageError{err}
 		}
 		recs = append(recs, rec)
+	}
+	if *witnessURL != "" {
+		kept, err := keptRecords(ctx, *witnessURL, *runID)
+		if err != nil {
+			return err
+		}
+		recs = append(recs, kept...)
+	}
+	if len(recs) == 0 {
+		return usagef("--witness: %s keeps no record of run %s (its shards leave them there when they finish; they expire after a day)", *witnessURL, *runID)
 	}
 	if len(recs) == 1 && recs[0].Shard == nil {
 		// One shard alone is what is left of a run whose others died.
@@ -52,4 +71,31 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return results.Render(stdout, merged, *format)
+}
+
+// keptRecords are the records the shards of run runID left in the witness
+// at url.
+func keptRecords(ctx context.Context, url, runID string) ([]*results.Record, error) {
+	ep, err := topologies.ParseTarget(url, false)
+	if err != nil {
+		return nil, usagef("--witness: %w", err)
+	}
+	w, err := witness.Dial(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	raw, err := w.Records(ctx, runner.KeyPrefix(runID))
+	if err != nil {
+		return nil, err
+	}
+	var recs []*results.Record
+	for i, data := range raw {
+		rec, err := results.Decode(fmt.Sprintf("%s record %d of run %s", url, i+1, runID), data)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
 }

@@ -56,6 +56,8 @@ type runOptions struct {
 	live           liveFlags
 	runID          string // run only, not sweep
 	shard          string // run only
+	witness        string // run only
+	shardWait      time.Duration
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -76,14 +78,34 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	o.register(fs)
 	fs.StringVar(&o.runID, "run-id", "", "name of the run, its keys (lockbench:<run-id>:) and its record: 1-64 of A-Z a-z 0-9 . _ - (default: start time and a random suffix)")
 	fs.StringVar(&o.shard, "shard", "", "run shard i of N (1/3): this process's share of each cell's clients, or of the offered rate; needs --run-id, the same for every shard (see lockbench merge)")
+	fs.StringVar(&o.witness, "witness", "", "keep the oracle in this Redis of its own (redis://host:port), never one under test: the shards of a run are checked together, meet there at every cell's start, and leave their records there for merge")
+	fs.DurationVar(&o.shardWait, "shard-wait", runner.DefaultShardWait, "how long a shard waits at the witness for the others before the first cell (later cells: at most 30s); then it starts without them")
 	if help, err = parse(fs, args); help || err != nil {
 		return o, p, help, err
 	}
 	if p, err = o.plan(fs.Changed); err != nil {
 		return o, p, false, err
 	}
-	_, err = o.sharding(p)
+	if _, err = o.sharding(p); err != nil {
+		return o, p, false, err
+	}
+	_, err = o.witnessAt()
 	return o, p, false, err
+}
+
+// witnessAt parses --witness: nil without one.
+func (o runOptions) witnessAt() (*topologies.Endpoint, error) {
+	if o.shardWait <= 0 {
+		return nil, usagef("--shard-wait: %v is not a positive duration (e.g. 2m)", o.shardWait)
+	}
+	if o.witness == "" {
+		return nil, nil
+	}
+	ep, err := topologies.ParseTarget(o.witness, false)
+	if err != nil {
+		return nil, usagef("--witness: %w", err)
+	}
+	return &ep, nil
 }
 
 // runIDPattern is what --run-id accepts: it names keys and a file.
@@ -303,9 +325,13 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	at, err := o.witnessAt()
+	if err != nil {
+		return err
+	}
 	opts := runner.Options{
 		RunID: o.runID,
-		Shard: shard,
+		Shard: shard, Witness: at, ShardWait: o.shardWait,
 		OnTopology: func(t topologies.Topology, startup time.Duration) {
 			lv.println(fmt.Sprintf("lockbench: topology %s at %s (up in %.2fs)", t.Name(), describeNodes(t.Nodes()), startup.Seconds()))
 		},
