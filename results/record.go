@@ -149,7 +149,7 @@ type Cell struct {
 	// lease_lost, stale_releases and crashed) and the overlaps and holders
 	// of Series are every shard's together, not this process's alone.
 	Witness *WitnessInfo `json:"witness,omitempty"`
-	Warmup     Warmup           `json:"warmup"`
+	Warmup  Warmup       `json:"warmup"`
 	// Series has one entry per second of the measured phase.
 	Series []metrics.Second `json:"series"`
 	// Faults are the fault events of the cell, timed like Series.
