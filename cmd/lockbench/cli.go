@@ -48,7 +48,7 @@ Usage:
   lockbench variants                list the lock designs with their claims
   lockbench scenarios               list the named scenarios (run --scenario NAME)
   lockbench findings                run every scenario and write docs/findings.md
-  lockbench merge A.json B.json -o M.json   merge records of shards of one load
+  lockbench merge A.json B.json -o M.json   merge records of shards of one load (or --witness URL --run-id ID)
   lockbench report A.json ... -o report.html   one self-contained HTML page with charts of records
   lockbench compare OLD.json NEW.json      compare two runs over their repetitions, like benchstat; --fail-on gates CI
   lockbench sweep [flags]           step clients (or rate) up to the SLO, fit the scalability model, plan shards

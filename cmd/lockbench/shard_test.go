@@ -22,9 +22,9 @@ import (
 //
 // The shards run in-process, each its own run of the CLI as a process
 // would; what they share is the Redis and the run id (and so the keys).
-// Each shard's oracle sees only its own clients: lua-release must show no
-// overlap in any, none must show overlaps within each. Overlaps of none
-// across shards need the witness oracle of issue 10, not yet built.
+// Without a witness each shard's oracle sees only its own clients:
+// lua-release must show no overlap in any, none must show overlaps within
+// each. TestWitnessedShards checks shards across processes.
 func TestShardedRun(t *testing.T) {
 	ep := topotest.Endpoint(t)
 	dir := t.TempDir()
