@@ -25,9 +25,6 @@ var (
 	//go:embed lua/leave.lua
 	leaveLua    string
 	leaveScript = variants.NewScript(leaveLua)
-	//go:embed lua/intruded.lua
-	intrudedLua    string
-	intrudedScript = variants.NewScript(intrudedLua)
 	//go:embed lua/report.lua
 	reportLua    string
 	reportScript = variants.NewScript(reportLua)
@@ -50,6 +47,9 @@ type Oracle struct {
 
 	handoffMu sync.Mutex
 	handoff   *hdrhistogram.Histogram
+	// intruded holds, per entry left (resource and epoch), whether a later
+	// holder was inside as it left, until Intruded asks.
+	intruded sync.Map
 
 	failures atomic.Int64
 	errMu    sync.Mutex
@@ -146,18 +146,28 @@ func (o *Oracle) leave(e metrics.Entry, how string) bool {
 		return true
 	}
 	reply, err := o.call(leaveScript, e.Resource(), o.limit, how,
-		strconv.FormatInt(e.ValueRead(), 10), strconv.FormatUint(e.Token(), 10), o.reject)
-	return err != nil || reply != int64(0)
+		strconv.FormatInt(e.ValueRead(), 10), strconv.FormatUint(e.Token(), 10), o.reject, strconv.FormatInt(e.Epoch(), 10))
+	v, ok := reply.([]any)
+	if err != nil || !ok || len(v) != 2 {
+		return true
+	}
+	o.intruded.Store(entryKey{e.Resource(), e.Epoch()}, v[1] == int64(1))
+	return v[0] == int64(1)
 }
 
-// Intruded reports whether a holder that entered e's resource after e is
-// inside it now (never, with a limit above 1).
+// entryKey names an entry of the cell.
+type entryKey struct {
+	resource int
+	epoch    int64
+}
+
+// Intruded reports whether a holder that entered e's resource after e was
+// inside it when e's holder left (never, with a limit above 1). Ask it
+// once, after Exit or Abandon of e, as the workload does: the answer comes
+// with the leaving, in the same round trip.
 func (o *Oracle) Intruded(e metrics.Entry) bool {
-	if o.limit != "1" || e.Epoch() == unwitnessed {
-		return false
-	}
-	reply, _ := o.call(intrudedScript, e.Resource(), strconv.FormatInt(e.Epoch(), 10))
-	return reply == int64(1)
+	in, _ := o.intruded.LoadAndDelete(entryKey{e.Resource(), e.Epoch()})
+	return o.limit == "1" && in == true
 }
 
 // Report returns what the witness has seen on the cell's resources, from

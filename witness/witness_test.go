@@ -50,7 +50,7 @@ func TestOverlapAcrossConnections(t *testing.T) {
 	if !a.Exit(ea) {
 		t.Fatal("the resource refused an unfenced write")
 	}
-	if !b.Intruded(ea) {
+	if !a.Intruded(ea) {
 		t.Error("a later holder is inside after the first left: Intruded must say so")
 	}
 	b.Exit(eb)
@@ -109,14 +109,14 @@ func TestSameAsInMemoryOracle(t *testing.T) {
 					i := rnd.IntN(len(inside))
 					p := inside[i]
 					inside = slices.Delete(inside, i, i+1)
-					if mi, wi := mem.Intruded(p.mem), wit.Intruded(p.wit); mi != wi {
-						t.Fatalf("Intruded: in memory %v, witness %v", mi, wi)
-					}
 					if op == 9 {
 						mem.Abandon(p.mem)
 						wit.Abandon(p.wit)
 					} else if mt, wt := mem.Exit(p.mem), wit.Exit(p.wit); mt != wt {
 						t.Fatalf("Exit took the write: in memory %v, witness %v", mt, wt)
+					}
+					if mi, wi := mem.Intruded(p.mem), wit.Intruded(p.wit); mi != wi {
+						t.Fatalf("Intruded: in memory %v, witness %v", mi, wi)
 					}
 				}
 			}

@@ -2,8 +2,10 @@
 -- (ARGV[2] = "exit") or without ("abandon").
 -- KEYS[1]: the resource's hash. ARGV[1]: the limit; ARGV[3]: the counter
 -- value the holder read; ARGV[4]: its fencing token (0: none); ARGV[5]:
--- "1" when the resource refuses stale writes.
--- Returns 1 when the resource took the write, 0 otherwise.
+-- "1" when the resource refuses stale writes; ARGV[6]: the holder's entry
+-- number.
+-- Returns {1 when the resource took the write, else 0; 1 when a holder
+-- that entered after this one is inside now, else 0}.
 local r = KEYS[1]
 local limit = tonumber(ARGV[1])
 local t = redis.call('TIME')
@@ -20,6 +22,10 @@ if holders == limit + 1 then
 end
 holders = holders - 1
 redis.call('HSET', r, 'h', holders, 'tol', s(overTime))
+local intruded = 0
+if holders > 0 and (tonumber(redis.call('HGET', r, 'en')) or 0) > tonumber(ARGV[6]) then
+  intruded = 1
+end
 if holders == 0 then
   local w = 0
   if waiting > 0 then w = 1 end
@@ -27,14 +33,14 @@ if holders == 0 then
 end
 if ARGV[2] == 'abandon' then
   redis.call('HINCRBY', r, 'ab', 1)
-  return 0
+  return {0, intruded}
 end
 local token = tonumber(ARGV[4])
 if token > 0 then
   if token < fence then
     if ARGV[5] == '1' then
       redis.call('HINCRBY', r, 'rw', 1)
-      return 0
+      return {0, intruded}
     end
     redis.call('HINCRBY', r, 'sw', 1)
   end
@@ -42,4 +48,4 @@ if token > 0 then
 end
 redis.call('HSET', r, 'c', tonumber(ARGV[3]) + 1)
 redis.call('HINCRBY', r, 'cs', 1)
-return 1
+return {1, intruded}
