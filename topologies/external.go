@@ -36,6 +36,7 @@ func OpenExternal(spec Spec) (*External, error) {
 		if err != nil {
 			return nil, err
 		}
+		ep.Password = spec.Password
 		if ep.TLS != nil && tlsConf != nil {
 			ep.TLS.RootCAs = tlsConf.RootCAs
 		}
@@ -59,9 +60,9 @@ func (e *External) add(name string, role Role, ep Endpoint) {
 }
 
 // endpoint is a cluster seed or sentinel address with the spec's TLS and
-// the password from the environment.
+// password.
 func (s Spec) endpoint(addr string, tlsConf *tls.Config) Endpoint {
-	ep := Endpoint{Addr: addr, Password: os.Getenv(PasswordEnv)}
+	ep := Endpoint{Addr: addr, Password: s.Password}
 	if tlsConf != nil {
 		host, _, _ := splitAddr(addr)
 		c := tlsConf.Clone()

@@ -30,6 +30,11 @@ type Spec struct {
 	// scheme): on when TLSCA or TLSInsecure is set.
 	TLSCA       string `json:"tls_ca,omitempty"`
 	TLSInsecure bool   `json:"tls_insecure,omitempty"`
+	// Password is the password of the servers (targets, cluster nodes,
+	// sentinels), with the user a target's URL names. It comes from the
+	// environment or a file, never from a flag value, and is never
+	// written: not to records, messages or the process list.
+	Password string `json:"-"`
 	// RedisServer is the redis-server binary of local topologies. Default:
 	// from PATH.
 	RedisServer string `json:"-"`

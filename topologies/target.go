@@ -5,16 +5,18 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 )
 
-// PasswordEnv is the environment variable a target's password is read from
-// when its URL has none.
+// PasswordEnv is the environment variable the servers' password is read
+// from (Spec.Password), unless a file gives it.
 const PasswordEnv = "LOCKBENCH_REDIS_PASSWORD"
 
-// ParseTarget parses redis://[user[:password]@]host:port[/db] or rediss://...
+// ParseTarget parses redis://[user@]host:port[/db] or rediss://... A URL
+// with a password is refused: given as a flag value it would show in the
+// process list and the shell's history. The password comes from
+// Spec.Password instead.
 func ParseTarget(raw string, tlsInsecure bool) (Endpoint, error) {
 	bad := func(why string) (Endpoint, error) {
 		return Endpoint{}, fmt.Errorf("%w: %q %s (example: redis://127.0.0.1:6379/0, rediss://user@host:6380)", ErrBadSpec, redact(raw), why)
@@ -45,11 +47,10 @@ func ParseTarget(raw string, tlsInsecure bool) (Endpoint, error) {
 		return bad("takes no query or fragment")
 	}
 	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			return bad("has a password, which would show in the process list: give it in $" + PasswordEnv + " or a file (--password-file)")
+		}
 		ep.Username = u.User.Username()
-		ep.Password, _ = u.User.Password()
-	}
-	if ep.Password == "" {
-		ep.Password = os.Getenv(PasswordEnv)
 	}
 	if u.Scheme == "rediss" {
 		ep.TLS = &tls.Config{ServerName: host, InsecureSkipVerify: tlsInsecure, MinVersion: tls.VersionTLS12}

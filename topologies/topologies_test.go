@@ -11,28 +11,20 @@ import (
 
 func TestParseTarget(t *testing.T) {
 	good := []struct {
-		raw, env string
-		want     Endpoint // TLS is checked by wantTLS
-		wantTLS  bool
+		raw     string
+		want    Endpoint // TLS is checked by wantTLS
+		wantTLS bool
 	}{
 		{raw: "redis://127.0.0.1:6379", want: Endpoint{Addr: "127.0.0.1:6379"}},
 		{raw: "redis://127.0.0.1:6379/", want: Endpoint{Addr: "127.0.0.1:6379"}},
 		{raw: "redis://127.0.0.1:6379/2", want: Endpoint{Addr: "127.0.0.1:6379", DB: 2}},
 		{raw: "redis://[::1]:6379/0", want: Endpoint{Addr: "[::1]:6379"}},
-		{
-			raw:     "rediss://user:pw@host:6380",
-			env:     "from-env",
-			want:    Endpoint{Addr: "host:6380", Username: "user", Password: "pw"},
-			wantTLS: true,
-		},
-		{raw: "redis://user@host:6379", env: "from-env", want: Endpoint{Addr: "host:6379", Username: "user", Password: "from-env"}},
-		{raw: "redis://host:6379", env: "from-env", want: Endpoint{Addr: "host:6379", Password: "from-env"}},
-		{raw: "redis://user@host:6379"},
+		{raw: "rediss://user@host:6380", want: Endpoint{Addr: "host:6380", Username: "user"}, wantTLS: true},
+		{raw: "redis://user@host:6379", want: Endpoint{Addr: "host:6379", Username: "user"}},
 	}
-	good[len(good)-1].want = Endpoint{Addr: "host:6379", Username: "user"}
 	for _, tc := range good {
-		t.Run(tc.raw+"/env="+tc.env, func(t *testing.T) {
-			t.Setenv(PasswordEnv, tc.env)
+		t.Run(tc.raw, func(t *testing.T) {
+			t.Setenv(PasswordEnv, "from-env") // not ParseTarget's business: Spec.Password
 			got, err := ParseTarget(tc.raw, false)
 			if err != nil {
 				t.Fatalf("ParseTarget(%q): %v", tc.raw, err)
@@ -46,9 +38,6 @@ func TestParseTarget(t *testing.T) {
 			got.TLS = nil
 			if got != tc.want {
 				t.Errorf("ParseTarget(%q) = %+v; want %+v", tc.raw, got, tc.want)
-			}
-			if strings.Contains(got.String(), "pw") || strings.Contains(got.String(), "from-env") {
-				t.Errorf("Endpoint.String() = %q shows the password", got.String())
 			}
 		})
 	}
@@ -82,6 +71,8 @@ func TestParseTarget(t *testing.T) {
 		{"u:s3cret@127.0.0.1:6379", "redis://"},
 		{"http://u:s3cret@127.0.0.1:6379", "redis://"},
 		{"redis://u:s3cret@127.0.0.1:6379/x", "database"},
+		{"redis://u:s3cret@127.0.0.1:6379", "password"},
+		{"rediss://:s3cret@127.0.0.1:6379/0", "LOCKBENCH_REDIS_PASSWORD"},
 	}
 	for _, tc := range bad {
 		t.Run("bad/"+tc.raw, func(t *testing.T) {

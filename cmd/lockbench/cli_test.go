@@ -64,6 +64,8 @@ func TestBadInput(t *testing.T) {
 		{"URL scheme", []string{"run", "--target", "http://127.0.0.1:6379"}, []string{"--target", "redis://"}},
 		{"URL port", []string{"run", "--target", "redis://127.0.0.1:port"}, []string{"--target", "port"}},
 		{"URL secret", []string{"run", "--target", "redis://u:hunter2@127.0.0.1/x"}, []string{"--target"}},
+		{"URL password", []string{"run", "--target", "redis://u:hunter2@127.0.0.1:6379"}, []string{"--target", "password", "LOCKBENCH_REDIS_PASSWORD"}},
+		{"password file missing", []string{"run", "--password-file", "/nonexistent/pw"}, []string{"--password-file", "no such file"}},
 		{"unreachable target", []string{"run", "--target", "redis://" + closedPort(t), "--duration", "1s"}, []string{"unreachable"}},
 		{"zero limit", []string{"run", "--limit", "0"}, []string{"--limit", "at least 1"}},
 		{"limit on a lock", []string{"run", "--limit", "5", "--variants", "lua-release"}, []string{"--limit", "lua-release is a lock", "sem-fair"}},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -78,7 +79,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	o.register(fs)
 	fs.StringVar(&o.runID, "run-id", "", "name of the run, its keys (lockbench:<run-id>:) and its record: 1-64 of A-Z a-z 0-9 . _ - (default: start time and a random suffix)")
 	fs.StringVar(&o.shard, "shard", "", "run shard i of N (1/3): this process's share of each cell's clients, or of the offered rate; needs --run-id, the same for every shard (see lockbench merge)")
-	fs.StringVar(&o.witness, "witness", "", "keep the oracle in this Redis of its own (redis://host:port), never one under test: the shards of a run are checked together, meet there at every cell's start, and leave their records there for merge")
+	fs.StringVar(&o.witness, "witness", "", "keep the oracle in this Redis of its own (redis://host:port), never one under test: the shards of a run are checked together, meet there at every cell's start, and leave their records there for merge; its password comes from $"+witnessPasswordEnv)
 	fs.DurationVar(&o.shardWait, "shard-wait", runner.DefaultShardWait, "how long a shard waits at the witness for the others before the first cell (later cells: at most 30s); then it starts without them")
 	if help, err = parse(fs, args); help || err != nil {
 		return o, p, help, err
@@ -93,6 +94,10 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	return o, p, false, err
 }
 
+// witnessPasswordEnv is the environment variable the witness's password is
+// read from.
+const witnessPasswordEnv = "LOCKBENCH_WITNESS_PASSWORD"
+
 // witnessAt parses --witness: nil without one.
 func (o runOptions) witnessAt() (*topologies.Endpoint, error) {
 	if o.shardWait <= 0 {
@@ -105,6 +110,7 @@ func (o runOptions) witnessAt() (*topologies.Endpoint, error) {
 	if err != nil {
 		return nil, usagef("--witness: %w", err)
 	}
+	ep.Password = os.Getenv(witnessPasswordEnv)
 	return &ep, nil
 }
 

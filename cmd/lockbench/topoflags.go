@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -13,25 +14,27 @@ import (
 // topologyFlags are the flags that say where Redis is, shared by run and
 // topology up.
 type topologyFlags struct {
-	name        string
-	targets     []string
-	cluster     []string
-	sentinels   []string
-	masterName  string
-	tlsCA       string
-	tlsInsecure bool
+	name         string
+	targets      []string
+	cluster      []string
+	sentinels    []string
+	masterName   string
+	tlsCA        string
+	tlsInsecure  bool
+	passwordFile string
 }
 
 func (t *topologyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.name, "topology", "", "a topology lockbench starts: "+strings.Join(topologies.Names(), ", ")+
 		" (default local, embedded without redis-server)")
 	fs.StringArrayVar(&t.targets, "target", nil, "an existing server: redis://[user@]host:port[/db] or rediss://...; "+
-		"repeat for independent masters (Redlock); password in the URL or $"+topologies.PasswordEnv)
+		"repeat for independent masters (Redlock); the password comes from $"+topologies.PasswordEnv+" or --password-file, never the URL")
 	fs.StringSliceVar(&t.cluster, "cluster", nil, "seed addresses of an existing Redis Cluster: host:port,...")
 	fs.StringSliceVar(&t.sentinels, "sentinel", nil, "sentinels of an existing master: host:port,... (with --master-name)")
 	fs.StringVar(&t.masterName, "master-name", "", "the master's name at the sentinels")
 	fs.StringVar(&t.tlsCA, "tls-ca", "", "PEM file of the CA that signed the servers' certificates (turns TLS on for --cluster and --sentinel)")
 	fs.BoolVar(&t.tlsInsecure, "tls-insecure", false, "TLS without checking certificates")
+	fs.StringVar(&t.passwordFile, "password-file", "", "a file whose first line is the servers' password (default $"+topologies.PasswordEnv+"); a password is never taken from a flag value")
 }
 
 // spec checks the flags and returns the resolved spec; errors name the
@@ -39,6 +42,10 @@ func (t *topologyFlags) register(fs *pflag.FlagSet) {
 func (t *topologyFlags) spec() (topologies.Spec, error) {
 	s := topologies.Spec{Name: t.name, Targets: t.targets, Cluster: t.cluster, Sentinels: t.sentinels,
 		MasterName: t.masterName, TLSCA: t.tlsCA, TLSInsecure: t.tlsInsecure}
+	var err error
+	if s.Password, err = readPassword(t.passwordFile, topologies.PasswordEnv); err != nil {
+		return s, err
+	}
 	for _, raw := range t.targets {
 		if _, err := topologies.ParseTarget(raw, t.tlsInsecure); err != nil {
 			return s, usagef("--target: %w", err)
@@ -48,6 +55,7 @@ func (t *topologyFlags) spec() (topologies.Spec, error) {
 		return s, usagef("--master-name: goes with --sentinel")
 	}
 	resolved, _, err := s.Resolve()
+	resolved.Password = s.Password
 	if err != nil {
 		flag := "--topology"
 		switch {
@@ -75,4 +83,22 @@ func warnEvenRedlock(stderr io.Writer, spec topologies.Spec) {
 		fmt.Fprintf(stderr, "lockbench: warning: %d independent masters tolerate no more failures than %d (a majority of %d needs %d)\n",
 			n, n-1, n, n/2+1)
 	}
+}
+
+// readPassword returns the first line of file, or without a file the
+// environment variable env. Errors name --password-file, never the
+// password.
+func readPassword(file, env string) (string, error) {
+	if file == "" {
+		return os.Getenv(env), nil
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return "", usagef("--password-file: %w", err)
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	if line = strings.TrimSuffix(line, "\r"); line == "" {
+		return "", usagef("--password-file: %s has an empty first line (want the password)", file)
+	}
+	return line, nil
 }
