@@ -22,16 +22,20 @@ const SchemaVersion = 2
 // Record is everything one run measured, with the configuration that
 // produced it.
 type Record struct {
-	Schema      int          `json:"schema"`
-	Tool        string       `json:"tool"`
-	RunID       string       `json:"run_id"`
-	Started     time.Time    `json:"started"`
-	Finished    time.Time    `json:"finished"`
-	Interrupted bool         `json:"interrupted"`
-	Host        Host         `json:"host"`
-	Config      plan.Plan    `json:"config"`
-	Topology    TopologyInfo `json:"topology"`
-	Cells       []Cell       `json:"cells"`
+	Schema      int       `json:"schema"`
+	Tool        string    `json:"tool"`
+	RunID       string    `json:"run_id"`
+	Started     time.Time `json:"started"`
+	Finished    time.Time `json:"finished"`
+	Interrupted bool      `json:"interrupted"`
+	// Failure says why a run that measured something failed: the Redis
+	// under test stopped answering. The figures up to then stand; the
+	// cells after it count errors.
+	Failure  string       `json:"failure,omitempty"`
+	Host     Host         `json:"host"`
+	Config   plan.Plan    `json:"config"`
+	Topology TopologyInfo `json:"topology"`
+	Cells    []Cell       `json:"cells"`
 	// Sweep is set on the records of lockbench sweep.
 	Sweep *Sweep `json:"sweep,omitempty"`
 	// Shard is set on the record of one shard of a sharded run (--shard):

@@ -257,6 +257,9 @@ func Notes(rec *Record) []string {
 	if rec.Interrupted {
 		notes = append(notes, "INTERRUPTED: the run was stopped early; figures cover only what ran.")
 	}
+	if rec.Failure != "" {
+		notes = append(notes, "RUN FAILED: "+rec.Failure+"; the cells from then on count errors.")
+	}
 	return append(notes, shardNotes(rec)...)
 }
 

@@ -138,6 +138,7 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 		opts.OnTopology(s.topo, s.startup)
 	}
 
+	nodeFaults := slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNode() })
 	total, index := p.Repeat*len(p.Variants)*len(p.Clients), 0
 	for rep := 1; rep <= p.Repeat; rep++ {
 		for _, variant := range p.Variants {
@@ -184,6 +185,10 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 				}
 				cell.Topology, cell.Repetition = rec.Topology.Name, rep
 				rec.Cells = append(rec.Cells, cell)
+				// A server the plan's faults took down was meant to go.
+				if err := s.answering(ctx); err != nil && rec.Failure == "" && !nodeFaults {
+					rec.Failure = fmt.Sprintf("the Redis under test stopped answering during %s, %d clients: %v", variant, n, err)
+				}
 				index++
 			}
 		}
@@ -234,6 +239,27 @@ func openSession(ctx context.Context, p plan.Plan) (*session, error) {
 	}
 	s.startup = time.Since(began)
 	return s, nil
+}
+
+// answerTimeout bounds the check that the servers still answer after a
+// cell.
+const answerTimeout = 2 * time.Second
+
+// answering checks that every connection's server still answers a PING;
+// not after an interrupt, which must not wait on a server.
+func (s *session) answering(ctx context.Context) error {
+	if ctx.Err() != nil || s.topo == nil {
+		return nil
+	}
+	for _, c := range s.conns {
+		pctx, cancel := context.WithTimeout(ctx, answerTimeout)
+		_, err := c.Do(pctx, variants.Bare("PING"))
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addrs are the addresses of the topology's nodes and of its access.

@@ -372,6 +372,10 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	if rec.Interrupted {
 		return errInterrupted
 	}
+	if rec.Failure != "" {
+		// Not wrapped: the run failed (exit 3), its input was fine.
+		return fmt.Errorf("run failed: %s; what was measured is saved in %s", rec.Failure, out)
+	}
 	var thresholds []results.Threshold
 	for _, c := range o.checks {
 		t, _ := results.ParseThreshold(c) // checked with the flags
