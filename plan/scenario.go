@@ -116,6 +116,9 @@ func LoadScenario(path string) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, fmt.Errorf("%w: %w", ErrBadScenario, err)
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Scenario{}, fmt.Errorf("%w: %s is empty (want a YAML scenario with at least a name)", ErrBadScenario, path)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Scenario

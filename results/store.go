@@ -73,6 +73,9 @@ func Load(path string) (*Record, error) {
 // Decode decodes a record read from where (a file, a witness) and checks
 // its schema version.
 func Decode(where string, data []byte) (*Record, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: %w: the file is empty", where, ErrBadRecord)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var rec Record

@@ -68,13 +68,13 @@ func compareRecords(o compareOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := compare.Render(stdout, rep, o.format); err != nil {
-		return err
-	}
 	if len(rep.Cells) == 0 {
 		// Nothing was compared, so no relative rule could fail: in CI that
-		// must not pass as "no regression".
+		// must not pass as "no regression". Bad input prints nothing.
 		return usagef("compare: no cell of %s is in %s (cells match by variant, client, clients, keys and limit)", o.oldPath, o.newPath)
+	}
+	if err := compare.Render(stdout, rep, o.format); err != nil {
+		return err
 	}
 	if len(rep.Failures) > 0 {
 		for _, f := range rep.Failures {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
-	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/witness"
 )
 
@@ -33,6 +33,9 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *out == "" {
 		return usagef("--out: the merged record needs a file (-o merged.json)")
+	}
+	if info, err := os.Stat(*out); err == nil && info.IsDir() {
+		return usagef("--out: %s is a directory; give a file (-o merged.json)", *out)
 	}
 	if err := results.CheckFormat(*format); err != nil {
 		return usagef("--format: %w", err)
@@ -61,7 +64,8 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	merged, err := results.Merge(recs)
 	if err != nil {
-		return usageError{err}
+		// Merge counts records from 1; name the files they came from.
+		return usagef("merge %s: %w", strings.Join(fs.Args(), " "), err)
 	}
 	for _, i := range merged.MissingShards {
 		n := merged.ShardCount
@@ -76,9 +80,9 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // keptRecords are the records the shards of run runID left in the witness
 // at url.
 func keptRecords(ctx context.Context, url, runID string) ([]*results.Record, error) {
-	ep, err := topologies.ParseTarget(url, false)
+	ep, err := parseWitness(url)
 	if err != nil {
-		return nil, usagef("--witness: %w", err)
+		return nil, err
 	}
 	w, err := witness.Dial(ctx, ep)
 	if err != nil {

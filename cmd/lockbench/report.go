@@ -38,6 +38,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if o.out == "" {
 		return usagef("--out: the report needs a file (-o report.html)")
 	}
+	if info, err := os.Stat(o.out); err == nil && info.IsDir() {
+		return usagef("--out: %s is a directory; give a file (-o report.html)", o.out)
+	}
 	var recs []*results.Record
 	for _, path := range fs.Args() {
 		if info, err := os.Stat(path); err == nil && info.IsDir() {

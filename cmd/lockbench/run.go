@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -106,12 +107,24 @@ func (o runOptions) witnessAt() (*topologies.Endpoint, error) {
 	if o.witness == "" {
 		return nil, nil
 	}
-	ep, err := topologies.ParseTarget(o.witness, false)
+	ep, err := parseWitness(o.witness)
+	return &ep, err
+}
+
+// parseWitness parses a --witness URL; its password comes from
+// $LOCKBENCH_WITNESS_PASSWORD.
+func parseWitness(raw string) (topologies.Endpoint, error) {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			return topologies.Endpoint{}, usagef("--witness: a password in the URL would show in the process list: give it in $%s", witnessPasswordEnv)
+		}
+	}
+	ep, err := topologies.ParseTarget(raw, false)
 	if err != nil {
-		return nil, usagef("--witness: %w", err)
+		return ep, usagef("--witness: %w", err)
 	}
 	ep.Password = os.Getenv(witnessPasswordEnv)
-	return &ep, nil
+	return ep, nil
 }
 
 // runIDPattern is what --run-id accepts: it names keys and a file.
@@ -433,6 +446,10 @@ func withScenario(args []string) ([]string, error) {
 		s, err := plan.LookupScenario(name)
 		if err != nil {
 			return nil, usagef("--scenario: %w", err)
+		}
+		// Checked alone first, so that an error of the scenario names it.
+		if _, _, _, err := parseRun(s.Args(), io.Discard); err != nil {
+			return nil, usagef("--scenario %s: %w", name, err)
 		}
 		return append(s.Args(), args...), nil
 	}
