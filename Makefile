@@ -15,7 +15,7 @@ REGRESS_OUT      ?= results/runs/regress.json
 REGRESS_ARGS     ?=
 REGRESS_FAIL_ON  ?= --fail-on 'throughput:-20%' --fail-on 'acquire.p99:+50%' --fail-on 'overlaps:>0' --fail-on 'lost_updates:>0'
 
-.PHONY: all build run test bench lint redis chromium clean findings regress baseline
+.PHONY: all build run test bench lint redis chromium clean findings regress baseline fuzz
 
 all: build
 
@@ -53,6 +53,17 @@ baseline: build redis
 
 bench: redis
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Fuzzes each parser in turn for FUZZTIME (go test runs one -fuzz target at a time).
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test ./workloads -run '^$$' -fuzz '^FuzzParseDistribution$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads -run '^$$' -fuzz '^FuzzParseRate$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads -run '^$$' -fuzz '^FuzzParseStages$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./plan -run '^$$' -fuzz '^FuzzLoadScenario$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./faults -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./results -run '^$$' -fuzz '^FuzzParseThreshold$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./results -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 
 lint:
 	$(GO) vet ./...

@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -118,6 +119,9 @@ func ParseThreshold(text string) (Threshold, error) {
 			return Threshold{}, fmt.Errorf("%w %q: %w", ErrBadCheck, text, err)
 		}
 		limit, err := strconv.ParseFloat(value, 64)
+		if err == nil && math.IsNaN(limit) { // a check against NaN never holds (or, with !=, always)
+			err = strconv.ErrSyntax
+		}
 		if d, derr := time.ParseDuration(value); err != nil && m.Latency && derr == nil {
 			limit, err = float64(d)/float64(time.Microsecond), nil
 		}

@@ -246,35 +246,3 @@ func TestSampleDoesNotAllocate(t *testing.T) {
 	}
 }
 
-func FuzzParseDistribution(f *testing.F) {
-	for _, seed := range []string{
-		"", "0", "2ms", "1.5s", "-2ms", "5x", "exp:2ms", "exp:", "uniform:1ms-5ms",
-		"uniform:5ms-1ms", "normal:10ms,2ms", "normal:10ms", "poisson:1s",
-		"2562047h47m16.854775807s", "uniform:0-2562047h47m16.854775807s", "exp:.5us",
-	} {
-		f.Add(seed)
-	}
-	r := rand.New(rand.NewPCG(5, 6))
-	f.Fuzz(func(t *testing.T, in string) {
-		d, err := ParseDistribution(in)
-		if err != nil {
-			if !errors.Is(err, ErrBadDistribution) {
-				t.Fatalf("ParseDistribution(%q): error %v does not wrap ErrBadDistribution", in, err)
-			}
-			return
-		}
-		again, err := ParseDistribution(d.String())
-		if err != nil {
-			t.Fatalf("ParseDistribution(%q) accepted, but its String %q fails: %v", in, d.String(), err)
-		}
-		if again != d {
-			t.Fatalf("ParseDistribution(%q) = %#v; String %q re-parses to %#v", in, d, d.String(), again)
-		}
-		if s := d.Sample(r); s < 0 {
-			t.Fatalf("%q: negative sample %v", in, s)
-		}
-		if m := d.Mean(); m < 0 {
-			t.Fatalf("%q: negative mean %v", in, m)
-		}
-	})
-}

@@ -34,7 +34,7 @@ func ParseStages(s string) ([]Stage, error) {
 		d, r, ok := strings.Cut(strings.TrimSpace(part), ":")
 		dur, derr := time.ParseDuration(d)
 		rate, rerr := strconv.ParseFloat(r, 64)
-		if !ok || derr != nil || rerr != nil || dur <= 0 || rate < 0 || rate > 1e7 {
+		if !ok || derr != nil || rerr != nil || dur <= 0 || !(rate >= 0) || rate > 1e7 {
 			return nil, &inputError{fmt.Sprintf("%q is not a stage (DURATION:RATE, e.g. 10s:1000,20s:5000,10s:0)", part), ErrBadRate}
 		}
 		stages = append(stages, Stage{Duration: dur, Rate: rate})
