@@ -67,6 +67,10 @@ type Plan struct {
 	// WaitStrict makes wait-replicas release and retry acquisitions too
 	// few replicas acknowledged, instead of only counting them.
 	WaitStrict bool `json:"wait_strict,omitempty"`
+	// AllowDestructive lets a node fault act on a server lockbench did not
+	// start, where it affects every client of that server: only a pause
+	// with a time, sent as CLIENT PAUSE (see topologies.DestructiveControl).
+	AllowDestructive bool `json:"allow_destructive,omitempty"`
 }
 
 // Fence modes.

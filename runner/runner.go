@@ -121,7 +121,7 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 		cleanupPrefix = ""
 	}
 	defer func() { s.close(ctx, p.Client, cleanupPrefix) }()
-	if err := s.checkFaults(p.Faults); err != nil {
+	if err := s.checkFaults(p.Faults, p.AllowDestructive); err != nil {
 		return nil, err
 	}
 	if wx != nil {
@@ -308,20 +308,40 @@ func (s *session) close(ctx context.Context, library, prefix string) {
 }
 
 // checkFaults refuses faults the topology cannot take: on nodes it does not
-// have, or on servers lockbench did not start.
-func (s *session) checkFaults(fs []faults.Fault) error {
+// have, or on servers lockbench did not start — there, with
+// allowDestructive, only a pause with a time.
+func (s *session) checkFaults(fs []faults.Fault, allowDestructive bool) error {
 	onNode := slices.ContainsFunc(fs, func(f faults.Fault) bool { return f.Kind.OnNode() })
 	if !onNode {
 		return faults.Check(fs, 0, nil)
 	}
 	if _, err := topologies.ControllerOf(s.topo); err != nil {
-		return fmt.Errorf("%w: %w (faults run only on topologies lockbench starts)", faults.ErrBadFault, err)
+		if !allowDestructive {
+			return fmt.Errorf("%w: %w: %w (node faults run on topologies lockbench starts; on another server, --allow-destructive allows a pause with for=, sent as CLIENT PAUSE, which every client of that server waits out)",
+				faults.ErrBadFault, topologies.ErrDestructive, err)
+		}
+		for _, f := range fs {
+			if f.Kind.OnNode() && (f.Kind != faults.Pause || f.For <= 0) {
+				return fmt.Errorf("%w: %s: on a server lockbench did not start only a pause with for= is allowed, even with --allow-destructive", faults.ErrBadFault, f)
+			}
+		}
 	}
 	var names []string
 	for _, n := range s.topo.Nodes() {
 		names = append(names, n.Name)
 	}
 	return faults.Check(fs, 0, names)
+}
+
+// control is the node control faults act through (nil without node
+// faults; checked before the run).
+func control(p plan.Plan, topo topologies.Topology) topologies.Controller {
+	if p.AllowDestructive {
+		ctrl, _ := topologies.DestructiveControl(topo)
+		return ctrl
+	}
+	ctrl, _ := topologies.ControllerOf(topo)
+	return ctrl
 }
 
 // runCell runs one variant with the load spec (p's workload at one client
@@ -372,7 +392,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 			defer close(snapped)
 			before, statsErr = snapshot()
 		}()
-		ctrl, _ := topologies.ControllerOf(topo) // checked before the run: nil only without node faults
+		ctrl := control(p, topo)
 		scheduled.Store(true)
 		go func() { faultEvents <- faults.Run(faultCtx, p.Faults, ctrl, s.net, time.Now()) }()
 	})

@@ -24,9 +24,17 @@ type admin struct {
 }
 
 // dialAdmin connects to the node at addr.
-func dialAdmin(addr string) (*admin, error) {
+func dialAdmin(addr string) (*admin, error) { return dialAdminEndpoint(Endpoint{Addr: addr}) }
+
+// dialAdminEndpoint connects to the node at ep, with its user, password
+// and TLS.
+func dialAdminEndpoint(ep Endpoint) (*admin, error) {
+	addr := ep.Addr
 	c, err := rueidis.NewClient(rueidis.ClientOption{
 		InitAddress:       []string{addr},
+		Username:          ep.Username,
+		Password:          ep.Password,
+		TLSConfig:         ep.TLS,
 		ForceSingleClient: true,
 		DisableCache:      true,
 		DisableRetry:      true,

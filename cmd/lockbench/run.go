@@ -55,6 +55,7 @@ type runOptions struct {
 	hlog           string
 	fence          string
 	waitStrict     bool
+	destructive    bool
 	live           liveFlags
 	runID          string // run only, not sweep
 	shard          string // run only
@@ -177,6 +178,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.stages, "stages", "", "open loop: ramp the rate linearly, DURATION:RATE,... (10s:1000,20s:5000,10s:0); replaces --duration")
 	fs.StringVar(&o.fence, "fence", plan.FenceCount, "a write to the protected resource with a fencing token lower than one it has seen: count (as stale) or reject (refused, Kleppmann's fencing)")
 	fs.BoolVar(&o.waitStrict, "wait-strict", false, "wait-replicas: release and retry an acquisition too few replicas acknowledged (default: count it)")
+	fs.BoolVar(&o.destructive, "allow-destructive", false, "let a pause fault (with for=) act on a server lockbench did not start: CLIENT PAUSE, which every client of that server waits out; nothing else is ever allowed there")
 	fs.IntVar(&o.limit, "limit", 1, "permits of a semaphore (holders admitted at once); 1 for locks")
 	fs.StringVar(&o.clockSkew, "clock-skew", "0", "per-client clock offsets: a fixed +200ms, or uniform:-500ms..500ms")
 	fs.StringArrayVar(&o.faults, "fault", nil, "a fault beside each cell's measured phase, on a topology lockbench starts: "+
@@ -309,7 +311,7 @@ func (o runOptions) plan(changed func(flag string) bool) (plan.Plan, error) {
 		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks,
 			Rate: rate, Arrivals: arrivals, Stages: stages},
 		TTL: o.ttl, TTLGiven: changed("ttl"), AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit, Faults: schedule, Scenario: o.scenario,
-		Repeat: o.repeat, Fence: o.fence, WaitStrict: o.waitStrict,
+		Repeat: o.repeat, Fence: o.fence, WaitStrict: o.waitStrict, AllowDestructive: o.destructive,
 	}.WithDefaults()
 	if err := p.Validate(); err != nil {
 		flag := "--variants"

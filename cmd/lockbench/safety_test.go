@@ -16,6 +16,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -252,4 +253,46 @@ func monitorArgs(line string) []string {
 		rest = strings.TrimSpace(rest[min(end+1, len(rest)):])
 	}
 	return args
+}
+
+// A node fault on a server lockbench did not start is refused, in one line
+// naming --allow-destructive; with it, a timed pause goes out as CLIENT
+// PAUSE (every client of the server waits: the acquisitions in flight
+// stall as long), and a kill is still refused.
+func TestDestructiveFaultsNeedTheFlag(t *testing.T) {
+	ep := topotest.Endpoint(t)
+	out := filepath.Join(t.TempDir(), "run.json")
+	run := func(args ...string) (string, string, int) {
+		return runCLI(t, append([]string{"run", "--target", "redis://" + ep.Addr, "--variants", "lua-release", "--clients", "4",
+			"--duration", "2s", "--warmup", "0", "--quiet", "--out", out}, args...)...)
+	}
+	pause := []string{"--fault", "at=500ms pause node=master-1 for=700ms"}
+	if _, stderr, status := run(pause...); status != exitUsage || !strings.Contains(stderr, "--allow-destructive") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("a pause without --allow-destructive: exit %d, %q", status, stderr)
+	}
+	if _, stderr, status := run("--allow-destructive", "--fault", "at=500ms kill node=master-1"); status != exitUsage || !strings.Contains(stderr, "only a pause") {
+		t.Errorf("a kill with --allow-destructive: exit %d, %q", status, stderr)
+	}
+	if _, stderr, status := run("--allow-destructive", "--fault", "at=500ms pause node=master-1"); status != exitUsage || !strings.Contains(stderr, "for=") {
+		t.Errorf("an endless pause with --allow-destructive: exit %d, %q", status, stderr)
+	}
+	_, stderr, status := run(append(pause, "--allow-destructive")...)
+	if status != exitOK {
+		t.Fatalf("a timed pause with --allow-destructive: exit %d: %s", status, stderr)
+	}
+	rec, err := results.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Cells[0]
+	var what []string
+	for _, e := range c.Faults {
+		what = append(what, e.Action)
+	}
+	if !slices.Equal(what, []string{"pause", "resume"}) || !rec.Config.AllowDestructive {
+		t.Errorf("fault events %v, allow_destructive %v; want pause, resume, true", what, rec.Config.AllowDestructive)
+	}
+	if c.AcquireLatencyUS.Max < 500_000 {
+		t.Errorf("acquire max %.0fµs: the 700ms CLIENT PAUSE did not stall the server", c.AcquireLatencyUS.Max)
+	}
 }
