@@ -45,9 +45,10 @@ func TestSignalAtAnyPhase(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "run.json")
 			mark := fmt.Sprintf("LOCKBENCH_TEST_MARK=%d", time.Now().UnixNano())
+			tmp := t.TempDir() // the redis-servers' directories go there
 			args := append([]string{"run", "--quiet", "--out", out, "--report", filepath.Join(dir, "run.html"), "--hlog", filepath.Join(dir, "hlog")}, ph.args...)
 			cmd := exec.Command(bin, args...)
-			cmd.Env = append(os.Environ(), mark) // inherited by every process it spawns
+			cmd.Env = append(os.Environ(), mark, "TMPDIR="+tmp) // inherited by every process it spawns
 			stderr, err := cmd.StderrPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -74,7 +75,7 @@ func TestSignalAtAnyPhase(t *testing.T) {
 				<-seen
 			}
 			time.Sleep(ph.delay)
-			if running := processesWith(mark); ph.name == "measured phase" && len(running) < 2 {
+			if running := processesOf(mark, tmp); ph.name == "measured phase" && len(running) < 2 {
 				t.Errorf("before the signal the check sees %v; want lockbench and its redis-server", running)
 			}
 			_ = cmd.Process.Signal(syscall.SIGINT)
@@ -90,7 +91,7 @@ func TestSignalAtAnyPhase(t *testing.T) {
 				t.Fatal(err)
 			}
 			time.Sleep(200 * time.Millisecond) // the parent-death signal's delivery
-			if left := processesWith(mark); len(left) > 0 {
+			if left := processesOf(mark, tmp); len(left) > 0 {
 				t.Errorf("processes left behind: %v", left)
 			}
 			if _, err := os.Stat(out); err == nil {
@@ -108,13 +109,16 @@ func TestSignalAtAnyPhase(t *testing.T) {
 // clone returns a copy of args, so that appends do not share it.
 func clone(args []string) []string { return append([]string(nil), args...) }
 
-// processesWith lists the processes whose environment holds mark.
-func processesWith(mark string) []string {
+// processesOf lists the processes whose environment holds mark or whose
+// working directory is under dir (redis-server overwrites its environment
+// with its process title, but runs in its directory).
+func processesOf(mark, dir string) []string {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	var found []string
 	for _, d := range dirs {
-		env, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil || !strings.Contains(string(env), mark) {
+		env, _ := os.ReadFile(filepath.Join(d, "environ"))
+		cwd, _ := os.Readlink(filepath.Join(d, "cwd"))
+		if !strings.Contains(string(env), mark) && !strings.HasPrefix(cwd, dir) {
 			continue
 		}
 		cmdline, _ := os.ReadFile(filepath.Join(d, "cmdline"))
