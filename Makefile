@@ -6,6 +6,8 @@ GO        ?= go
 BIN       := bin/lockbench
 # Arguments of `make run`, e.g. make run RUN_ARGS="--clients 8,64 --hold exp:2ms"
 RUN_ARGS  ?= --duration 5s
+# Length of `make soak`, e.g. make soak SOAK=1h
+SOAK      ?= 5m
 
 # The regression suite (a scenario file) and its baseline record; see docs/ci.md.
 REGRESS_SUITE    ?= results/baselines/regress.yaml
@@ -15,7 +17,7 @@ REGRESS_OUT      ?= results/runs/regress.json
 REGRESS_ARGS     ?=
 REGRESS_FAIL_ON  ?= --fail-on 'throughput:-20%' --fail-on 'acquire.p99:+50%' --fail-on 'overlaps:>0' --fail-on 'lost_updates:>0'
 
-.PHONY: all build run test bench lint redis chromium clean findings regress baseline fuzz
+.PHONY: all build run test bench lint redis chromium clean findings regress baseline fuzz soak
 
 all: build
 
@@ -30,6 +32,11 @@ chromium:
 
 run: build redis
 	./$(BIN) run $(RUN_ARGS)
+
+# Runs a mixed workload for SOAK on one local redis-server, printing resident
+# memory, heap and goroutines each minute; exit status 1 unless they stay flat.
+soak: build redis
+	./$(BIN) soak --duration $(SOAK)
 
 test: redis chromium
 	$(GO) test -race -count=1 -timeout 15m ./...

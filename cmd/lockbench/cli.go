@@ -53,6 +53,7 @@ Usage:
   lockbench compare OLD.json NEW.json      compare two runs over their repetitions, like benchstat; --fail-on gates CI
   lockbench sweep [flags]           step clients (or rate) up to the SLO, fit the scalability model, plan shards
   lockbench calibrate [flags]       compare lockbench with redis-benchmark on one local redis-server
+  lockbench soak [flags]            run a mixed workload for --duration, print memory and goroutines each --interval; fail unless flat
   lockbench topology up NAME        start a local topology that stays up, print its addresses
   lockbench topology down           stop it
   lockbench help [command]          show help
@@ -64,7 +65,7 @@ Run 'lockbench run --help' for the flags of a run.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return usagef("no command given (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, help)")
+		return usagef("no command given (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, soak, help)")
 	}
 	switch args[0] {
 	case "run":
@@ -87,6 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runReport(args[1:], stdout, stderr)
 	case "sweep":
 		return runSweep(ctx, args[1:], stdout, stderr)
+	case "soak":
+		return runSoak(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
@@ -94,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usagef("unknown command %q (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, help)", args[0])
+	return usagef("unknown command %q (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, soak, help)", args[0])
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// soakLine matches a sample line of lockbench soak.
+var soakLine = regexp.MustCompile(`^soak +\d+m\d\ds +rss +[0-9.]+ MiB +heap +[0-9.]+ MiB +goroutines +\d+ +runs +(\d+) +acquisitions +(\d+) +errors +\d+$`)
+
+// TestSoak runs a short soak on a local redis-server: it must stay flat.
+func TestSoak(t *testing.T) {
+	needRedisServer(t)
+	stdout, stderr, status := runCLI(t, "soak", "--duration", "12s", "--interval", "3s")
+	if status != exitOK {
+		t.Fatalf("soak: status %d; want 0\nstdout:\n%s\nstderr:\n%s", status, stdout, stderr)
+	}
+	t.Logf("soak:\n%s", stdout)
+	var samples, runs int
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if m := soakLine.FindStringSubmatch(line); m != nil {
+			samples++
+			runs, _ = strconv.Atoi(m[1])
+		}
+	}
+	if samples < 4 {
+		t.Errorf("soak printed %d sample lines; want at least 4 (start, every 3s, end):\n%s", samples, stdout)
+	}
+	if runs == 0 {
+		t.Errorf("soak's last sample counts no runs:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "soak  flat: ") {
+		t.Errorf("soak did not say it stayed flat:\n%s", stdout)
+	}
+}
+
+// TestSoakJudge feeds the flatness judge samples instead of leaking for
+// real.
+func TestSoakJudge(t *testing.T) {
+	first := soakSample{rssMiB: 50, heapMiB: 10, goroutines: 20}
+	for _, tc := range []struct {
+		name string
+		last soakSample
+		want []string // in the error; none: flat
+	}{
+		{"flat", soakSample{rssMiB: 90, heapMiB: 14, goroutines: 24}, nil},
+		{"goroutines", soakSample{rssMiB: 50, heapMiB: 10, goroutines: 70}, []string{"goroutines grew from 20 to 70"}},
+		{"heap", soakSample{rssMiB: 50, heapMiB: 40, goroutines: 20}, []string{"heap grew from 10.0 to 40.0 MiB"}},
+		{"rss", soakSample{rssMiB: 200, heapMiB: 10, goroutines: 20}, []string{"rss grew from 50.0 to 200.0 MiB"}},
+		{"all", soakSample{rssMiB: 200, heapMiB: 40, goroutines: 70}, []string{"goroutines grew", "heap grew", "rss grew"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := judgeSoak(first, tc.last)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("judgeSoak: %v; want flat", err)
+				}
+				return
+			}
+			if !errors.Is(err, errThresholds) {
+				t.Fatalf("judgeSoak: %v; want an error wrapping errThresholds", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("judgeSoak: %q; want it to say %q", err, w)
+				}
+			}
+			if status := exitStatus(err, &strings.Builder{}); status != exitThresholds {
+				t.Errorf("exit status %d; want %d", status, exitThresholds)
+			}
+		})
+	}
+}
+
+// TestSoakBadFlags checks that bad flags are a usage error of one line
+// naming the flag.
+func TestSoakBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"soak", "--duration", "0s"}, "--duration"},
+		{[]string{"soak", "--interval", "-1s"}, "--interval"},
+		{[]string{"soak", "--target", "http://nowhere"}, "--target"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			stdout, stderr, status := runCLI(t, tc.args...)
+			if status != exitUsage {
+				t.Errorf("status %d; want %d", status, exitUsage)
+			}
+			if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], tc.flag) {
+				t.Errorf("stderr %q; want one line naming %s", stderr, tc.flag)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q; want nothing", stdout)
+			}
+		})
+	}
+}
