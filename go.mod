@@ -16,6 +16,7 @@ require (
 	github.com/redis/rueidis/rueidiscompat v1.0.79
 	github.com/rs/zerolog v1.28.0
 	github.com/spf13/pflag v1.1.0
+	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	gonum.org/v1/gonum v0.17.0
