@@ -236,7 +236,7 @@ func TestStartEmbedded(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
-	topo, err := Open(testContext(t, 5*time.Second), Spec{Targets: []string{"redis://user:pw@127.0.0.1:1/3"}})
+	topo, err := Open(testContext(t, 5*time.Second), Spec{Targets: []string{"redis://user@127.0.0.1:1/3"}, Password: "pw"})
 	if err != nil {
 		t.Fatalf("Open(target): %v", err)
 	}
@@ -244,8 +244,8 @@ func TestOpen(t *testing.T) {
 	if topo.Name() != "target" || topo.Managed() || !topo.Representative() {
 		t.Errorf("target: name %q, managed %v, representative %v; want target, false, true", topo.Name(), topo.Managed(), topo.Representative())
 	}
-	if got := topo.Access().Endpoints[0].String(); got != "redis://user@127.0.0.1:1/3" {
-		t.Errorf("target endpoint = %q; want redis://user@127.0.0.1:1/3", got)
+	if ep := topo.Access().Endpoints[0]; ep.String() != "redis://user@127.0.0.1:1/3" || ep.Password != "pw" {
+		t.Errorf("target endpoint = %q with password %q; want redis://user@127.0.0.1:1/3 with the spec's", ep.String(), ep.Password)
 	}
 	if _, err := Open(testContext(t, 5*time.Second), Spec{Name: "local:cluster?masters=0"}); !errors.Is(err, ErrBadSpec) {
 		t.Errorf("Open(local:cluster?masters=0) = %v; want ErrBadSpec", err)

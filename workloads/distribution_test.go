@@ -245,4 +245,3 @@ func TestSampleDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
-
