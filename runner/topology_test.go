@@ -2,12 +2,12 @@ package runner_test
 
 import (
 	"context"
-	"github.com/lockbench/lockbench/faults"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
