@@ -138,6 +138,21 @@ func ParseRole(info string) (string, error) {
 	return "", fmt.Errorf("%w: Replication section lacks role", ErrBadInfo)
 }
 
+// ParseInfoField returns the value of field in the INFO section called
+// section (e.g. redis_version or run_id in "server").
+func ParseInfoField(info, section, field string) (string, error) {
+	lines, err := infoSection(info, section)
+	if err != nil {
+		return "", err
+	}
+	for _, line := range lines {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s section lacks %s", ErrBadInfo, section, field)
+}
+
 // infoSection returns the non-empty lines of the INFO section called name
 // (case-insensitive), without their line ends. It accepts the "txt:" that
 // starts INFO's reply when it comes as a RESP3 verbatim string.

@@ -358,3 +358,20 @@ func ExampleCost() {
 	// 201 map[eval:1 evalsha:100 set:100] 3
 	// 20 µs of CPU per cycle
 }
+
+func TestParseInfoField(t *testing.T) {
+	info := "txt:# Server\r\nredis_version:7.0.15\r\nrun_id:abc123\r\n\r\n# Clients\r\nconnected_clients:3\r\n"
+	for _, tc := range []struct{ section, field, want string }{
+		{"server", "redis_version", "7.0.15"}, {"Server", "run_id", "abc123"}, {"clients", "connected_clients", "3"},
+	} {
+		if got, err := ParseInfoField(info, tc.section, tc.field); err != nil || got != tc.want {
+			t.Errorf("ParseInfoField(%s, %s) = %q, %v; want %q", tc.section, tc.field, got, err, tc.want)
+		}
+	}
+	// A field of another section, or none, is not there.
+	for _, tc := range []struct{ section, field string }{{"server", "connected_clients"}, {"server", "run"}, {"memory", "used_memory"}} {
+		if got, err := ParseInfoField(info, tc.section, tc.field); !errors.Is(err, ErrBadInfo) {
+			t.Errorf("ParseInfoField(%s, %s) = %q, %v; want ErrBadInfo", tc.section, tc.field, got, err)
+		}
+	}
+}

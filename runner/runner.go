@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -125,7 +124,7 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 		return nil, err
 	}
 	if wx != nil {
-		if err := wx.w.CheckApart(ctx, s.addrs(), s.plainConns()); err != nil {
+		if err := wx.w.CheckApart(ctx, s.addrs(), s.conns); err != nil {
 			return nil, err
 		}
 	}
@@ -270,15 +269,6 @@ func (s *session) addrs() []string {
 	}
 	for _, ep := range s.topo.Access().Endpoints {
 		out = append(out, ep.Addr)
-	}
-	return out
-}
-
-// plainConns are the session's clients as connections.
-func (s *session) plainConns() []variants.Conn {
-	var out []variants.Conn
-	for _, c := range s.conns {
-		out = append(out, c)
 	}
 	return out
 }
@@ -440,35 +430,17 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 // how many it deleted. It never touches another key.
 func DeleteKeys(ctx context.Context, conn variants.Conn, prefix string) (int64, error) {
 	var deleted int64
-	cursor := "0"
-	for {
-		reply, err := conn.Do(ctx, variants.Bare("SCAN", cursor, "MATCH", prefix+"*", "COUNT", "1000"))
+	err := variants.ScanPrefix(ctx, conn, prefix, func(key string) error {
+		n, err := conn.Do(ctx, variants.Cmd("DEL", key))
 		if err != nil {
-			return deleted, fmt.Errorf("runner: scan %s*: %w", prefix, err)
+			return fmt.Errorf("runner: delete %s: %w", key, err)
 		}
-		page, ok := reply.([]any)
-		if !ok || len(page) != 2 {
-			return deleted, fmt.Errorf("runner: unexpected SCAN reply %v", reply)
+		if n == int64(1) {
+			deleted++
 		}
-		cursor, _ = page[0].(string)
-		keys, _ := page[1].([]any)
-		for _, k := range keys {
-			key, _ := k.(string)
-			if !strings.HasPrefix(key, prefix) {
-				continue
-			}
-			n, err := conn.Do(ctx, variants.Cmd("DEL", key))
-			if err != nil {
-				return deleted, fmt.Errorf("runner: delete %s: %w", key, err)
-			}
-			if n == int64(1) {
-				deleted++
-			}
-		}
-		if cursor == "0" || cursor == "" {
-			return deleted, nil
-		}
-	}
+		return nil
+	})
+	return deleted, err
 }
 
 // serverVersion asks the server its version; "" when it will not say.
@@ -478,10 +450,6 @@ func serverVersion(ctx context.Context, conn variants.Conn) string {
 		return ""
 	}
 	info, _ := reply.(string)
-	for line := range strings.SplitSeq(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
-			return v
-		}
-	}
-	return ""
+	v, _ := metrics.ParseInfoField(info, "server", "redis_version")
+	return v
 }

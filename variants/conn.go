@@ -3,6 +3,7 @@ package variants
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 )
@@ -96,4 +97,34 @@ func (c *Counted) Dedicated(ctx context.Context, key string, fn func(Conn) error
 	return c.conn.Dedicated(ctx, key, func(d Conn) error {
 		return fn(c.Wrap(d))
 	})
+}
+
+// ScanPrefix calls fn with every key under prefix on the server conn
+// reaches, found with SCAN MATCH prefix* (never KEYS, which blocks the
+// server); a key SCAN returns that is not under prefix is skipped. An
+// error of fn ends the scan.
+func ScanPrefix(ctx context.Context, conn Conn, prefix string, fn func(key string) error) error {
+	cursor := "0"
+	for {
+		reply, err := conn.Do(ctx, Bare("SCAN", cursor, "MATCH", prefix+"*", "COUNT", "1000"))
+		if err != nil {
+			return fmt.Errorf("scan %s*: %w", prefix, err)
+		}
+		page, ok := reply.([]any)
+		if !ok || len(page) != 2 {
+			return fmt.Errorf("scan %s*: unexpected reply %v", prefix, reply)
+		}
+		cursor, _ = page[0].(string)
+		keys, _ := page[1].([]any)
+		for _, k := range keys {
+			if key, _ := k.(string); strings.HasPrefix(key, prefix) {
+				if err := fn(key); err != nil {
+					return err
+				}
+			}
+		}
+		if cursor == "0" || cursor == "" {
+			return nil
+		}
+	}
 }

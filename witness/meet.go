@@ -134,24 +134,12 @@ func (w *Witness) Records(ctx context.Context, runPrefix string) ([][]byte, erro
 	cctx, cancel := context.WithTimeout(ctx, 4*callTimeout)
 	defer cancel()
 	var keys []string
-	cursor := "0"
-	for {
-		reply, err := w.conn.Do(cctx, variants.Bare("SCAN", cursor, "MATCH", runPrefix+"record:*", "COUNT", "1000"))
-		if err != nil {
-			return nil, fmt.Errorf("witness %s: %w", w.addr, err)
-		}
-		page, _ := reply.([]any)
-		if len(page) != 2 {
-			return nil, fmt.Errorf("witness %s: unexpected SCAN reply %v", w.addr, reply)
-		}
-		cursor, _ = page[0].(string)
-		for _, k := range page[1].([]any) {
-			s, _ := k.(string)
-			keys = append(keys, s)
-		}
-		if cursor == "0" {
-			break
-		}
+	err := variants.ScanPrefix(cctx, w.conn, runPrefix+"record:", func(key string) error {
+		keys = append(keys, key)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("witness %s: %w", w.addr, err)
 	}
 	index := func(k string) int { i, _ := strconv.Atoi(strings.TrimPrefix(k, runPrefix+"record:")); return i }
 	slices.SortFunc(keys, func(a, b string) int { return index(a) - index(b) })

@@ -51,8 +51,8 @@ type Oracle struct {
 	// holder was inside as it left, until Intruded asks.
 	intruded sync.Map
 
-	failures atomic.Int64
-	errMu    sync.Mutex
+	errMu    sync.Mutex // guards failures and firstErr
+	failures int64
 	firstErr error
 	last     atomic.Pointer[metrics.OracleReport] // the last report read
 }
@@ -76,12 +76,12 @@ func (w *Witness) Oracle(prefix string, resources, limit int, rejectStale bool) 
 func (o *Oracle) Failures() (int64, error) {
 	o.errMu.Lock()
 	defer o.errMu.Unlock()
-	return o.failures.Load(), o.firstErr
+	return o.failures, o.firstErr
 }
 
 func (o *Oracle) failed(err error) {
-	o.failures.Add(1)
 	o.errMu.Lock()
+	o.failures++
 	if o.firstErr == nil {
 		o.firstErr = err
 	}

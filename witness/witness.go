@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -55,7 +55,7 @@ func (w *Witness) Addr() string { return w.addr }
 
 // CheckApart returns ErrSameServer when the witness is one of the servers
 // conns reach (compared by the servers' run_id) or has one of addrs.
-func (w *Witness) CheckApart(ctx context.Context, addrs []string, conns []variants.Conn) error {
+func (w *Witness) CheckApart(ctx context.Context, addrs []string, conns []clients.Client) error {
 	for _, a := range addrs {
 		if a == w.addr {
 			return fmt.Errorf("%w: %s", ErrSameServer, a)
@@ -82,12 +82,11 @@ func ServerID(ctx context.Context, conn variants.Conn) (string, error) {
 		return "", fmt.Errorf("witness: INFO server: %w", err)
 	}
 	info, _ := reply.(string)
-	for line := range strings.SplitSeq(info, "\n") {
-		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok {
-			return id, nil
-		}
+	id, err := metrics.ParseInfoField(info, "server", "run_id")
+	if err != nil {
+		return "", fmt.Errorf("witness: %w", err)
 	}
-	return "", errors.New("witness: INFO server has no run_id")
+	return id, nil
 }
 
 // run runs script with keys and args within callTimeout.

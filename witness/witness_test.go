@@ -14,7 +14,6 @@ import (
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
-	"github.com/lockbench/lockbench/variants"
 )
 
 // dial connects to ep as one more process would.
@@ -228,7 +227,7 @@ func TestCheckApartAndUnreachable(t *testing.T) {
 	ep := topotest.Endpoint(t)
 	other := topotest.Endpoint(t)
 	w := dial(t, ep)
-	conn := func(e topologies.Endpoint) variants.Conn {
+	conn := func(e topologies.Endpoint) clients.Client {
 		c, err := clients.New(ctx, e, clients.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -239,10 +238,10 @@ func TestCheckApartAndUnreachable(t *testing.T) {
 	if err := w.CheckApart(ctx, []string{ep.Addr}, nil); !errors.Is(err, ErrSameServer) {
 		t.Errorf("same address: %v", err)
 	}
-	if err := w.CheckApart(ctx, []string{"127.0.0.1:1"}, []variants.Conn{conn(ep)}); !errors.Is(err, ErrSameServer) {
+	if err := w.CheckApart(ctx, []string{"127.0.0.1:1"}, []clients.Client{conn(ep)}); !errors.Is(err, ErrSameServer) {
 		t.Errorf("same server by run_id: %v", err)
 	}
-	if err := w.CheckApart(ctx, []string{other.Addr}, []variants.Conn{conn(other)}); err != nil {
+	if err := w.CheckApart(ctx, []string{other.Addr}, []clients.Client{conn(other)}); err != nil {
 		t.Errorf("another server: %v", err)
 	}
 	dead := topologies.Endpoint{Addr: "127.0.0.1:1"}

@@ -75,11 +75,8 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // soak runs the plans round-robin on one topology until the duration is
 // over or ctx ends, printing samples, and judges them.
 func (o soakOptions) soak(ctx context.Context, stdout, stderr io.Writer) error {
-	plans, err := soakPlans(o.targets) // checks --target before anything starts
-	if err != nil {
-		return err
-	}
-	if len(o.targets) == 0 {
+	targets := o.targets
+	if len(targets) == 0 {
 		// One redis-server for the whole soak: runner.Run would start and
 		// stop one per run without a target.
 		local, err := topologies.StartLocal(ctx, topologies.Spec{Name: "local"})
@@ -91,13 +88,13 @@ func (o soakOptions) soak(ctx context.Context, stdout, stderr io.Writer) error {
 				fmt.Fprintf(stderr, "lockbench: soak: stopping the local redis-server: %v\n", err)
 			}
 		}()
-		var targets []string
 		for _, ep := range local.Access().Endpoints {
 			targets = append(targets, ep.String())
 		}
-		if plans, err = soakPlans(targets); err != nil {
-			return err
-		}
+	}
+	plans, err := soakPlans(targets)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "lockbench: soak: %d plans round-robin on %s for %v\n",
 		len(plans), strings.Join(plans[0].Topology.Targets, " "), o.duration)
@@ -152,8 +149,8 @@ func (o soakOptions) soak(ctx context.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// soakPlans builds the plans of soakWorkload against targets (none: a
-// topology runner.Run starts) through run's own flags.
+// soakPlans builds the plans of soakWorkload against targets through run's
+// own flags.
 func soakPlans(targets []string) ([]plan.Plan, error) {
 	plans := make([]plan.Plan, len(soakWorkload))
 	for i, flags := range soakWorkload {
