@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
-	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -17,21 +17,18 @@ import (
 // arrival it held up, latency from the actual start hides it
 // (coordinated omission).
 func TestOpenLoopCorrectsCoordinatedOmission(t *testing.T) {
-	node := topotest.Local(t)
+	// The fault schedule stalls the server 700 ms into the measured phase,
+	// however late the cell starts on a loaded machine.
+	stall, err := faults.Parse("at=700ms pause node=master for=200ms")
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := plan.Plan{
-		Variants: []string{"lua-release"}, Clients: []int{16},
-		Topology: topologies.Spec{Targets: []string{"redis://" + node.Access().Endpoints[0].Addr}},
+		Variants: []string{"lua-release"}, Clients: []int{16}, Faults: []faults.Fault{stall},
+		Topology: topologies.Spec{Name: "local"},
 		Workload: workloads.Spec{Keys: 64, Rate: 2000, Duration: 2 * time.Second},
 	}
-	opts := runner.Options{OnTopology: func(topologies.Topology, time.Duration) {
-		time.AfterFunc(700*time.Millisecond, func() {
-			if err := node.Pause("master"); err != nil {
-				t.Error(err)
-			}
-			time.AfterFunc(200*time.Millisecond, func() { _ = node.Resume("master") })
-		})
-	}}
-	rec, err := runner.Run(context.Background(), p, opts)
+	rec, err := runner.Run(context.Background(), p, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +39,13 @@ func TestOpenLoopCorrectsCoordinatedOmission(t *testing.T) {
 	if corrected.Max < 200_000 {
 		t.Errorf("corrected max %.0fµs; the 200ms stall must show", corrected.Max)
 	}
-	if corrected.P99 < 10*raw.P99 {
-		t.Errorf("corrected p99 %.0fµs is not ten times the raw p99 %.0fµs", corrected.P99, raw.P99)
+	// About 400 of the 4,000 arrivals were due during the stall: from their
+	// intended start they waited it out, so the corrected p99 shows it;
+	// from their actual start (after it) they did not, so the raw p99 does
+	// not. (A ratio of the two failed under CI load, where the raw p99
+	// alone rose to 21 ms.)
+	if corrected.P99 < 100_000 || raw.P99 > 50_000 {
+		t.Errorf("corrected p99 %.0fµs, raw p99 %.0fµs; want the 200ms stall in the first (at least 100ms), not in the second (under 50ms)", corrected.P99, raw.P99)
 	}
 	if c.OfferedPerS < 1900 || c.OfferedPerS > 2100 {
 		t.Errorf("offered %.0f/s, want 2000", c.OfferedPerS)
