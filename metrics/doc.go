@@ -14,5 +14,7 @@
 // overlap show up as an overlap, as time spent over the permitted number of
 // holders, and as lost updates of the counter.
 //
-// The package does no I/O and imports no other lockbench package.
+// The package does no I/O and imports no other lockbench package but
+// redisinfo, the pure parser of Redis' INFO text behind [ParseCommandStats]
+// and [ParseCPU].
 package metrics

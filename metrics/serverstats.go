@@ -1,15 +1,17 @@
 package metrics
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/lockbench/lockbench/redisinfo"
 )
 
-// ErrBadInfo is wrapped by every error of parsing Redis INFO text.
-var ErrBadInfo = errors.New("metrics: malformed INFO")
+// ErrBadInfo is wrapped by every error of parsing Redis INFO text. It is
+// redisinfo.ErrMalformed: the sections come from that package's parser.
+var ErrBadInfo = redisinfo.ErrMalformed
 
 // CommandStat is one command's line of INFO commandstats: how many times
 // the server ran it and the microseconds it spent in it, in total since it
@@ -41,7 +43,7 @@ func (c CPU) Seconds() float64 { return c.UserS + c.SysS }
 // empty map; a missing section or a malformed line is an error wrapping
 // ErrBadInfo.
 func ParseCommandStats(info string) (map[string]CommandStat, error) {
-	lines, err := infoSection(info, "commandstats")
+	lines, err := redisinfo.Lines(info, "commandstats")
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +90,7 @@ func ParseCommandStats(info string) (map[string]CommandStat, error) {
 // missing section or figure, or one that is not a non-negative number, is
 // an error wrapping ErrBadInfo.
 func ParseCPU(info string) (CPU, error) {
-	lines, err := infoSection(info, "cpu")
+	lines, err := redisinfo.Lines(info, "cpu")
 	if err != nil {
 		return CPU{}, err
 	}
@@ -115,69 +117,6 @@ func ParseCPU(info string) (CPU, error) {
 		return CPU{}, fmt.Errorf("%w: CPU section lacks used_cpu_user or used_cpu_sys", ErrBadInfo)
 	}
 	return cpu, nil
-}
-
-// ParseRole reads role: from the "# Replication" section of INFO text and
-// returns "master", or "replica" for Redis' "slave".
-func ParseRole(info string) (string, error) {
-	lines, err := infoSection(info, "replication")
-	if err != nil {
-		return "", err
-	}
-	for _, line := range lines {
-		switch role, ok := strings.CutPrefix(line, "role:"); {
-		case !ok:
-		case role == "master":
-			return "master", nil
-		case role == "slave" || role == "replica":
-			return "replica", nil
-		default:
-			return "", fmt.Errorf("%w: unknown role %q", ErrBadInfo, role)
-		}
-	}
-	return "", fmt.Errorf("%w: Replication section lacks role", ErrBadInfo)
-}
-
-// ParseInfoField returns the value of field in the INFO section called
-// section (e.g. redis_version or run_id in "server").
-func ParseInfoField(info, section, field string) (string, error) {
-	lines, err := infoSection(info, section)
-	if err != nil {
-		return "", err
-	}
-	for _, line := range lines {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			return v, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %s section lacks %s", ErrBadInfo, section, field)
-}
-
-// infoSection returns the non-empty lines of the INFO section called name
-// (case-insensitive), without their line ends. It accepts the "txt:" that
-// starts INFO's reply when it comes as a RESP3 verbatim string.
-func infoSection(info, name string) ([]string, error) {
-	info = strings.TrimPrefix(info, "txt:")
-	var lines []string
-	found, in := false, false
-	for line := range strings.SplitSeq(info, "\n") {
-		line = strings.TrimSpace(line)
-		if header, ok := strings.CutPrefix(line, "#"); ok {
-			in = strings.EqualFold(strings.TrimSpace(header), name)
-			if in && found {
-				return nil, fmt.Errorf("%w: section %q appears twice", ErrBadInfo, name)
-			}
-			found = found || in
-			continue
-		}
-		if in && line != "" {
-			lines = append(lines, line)
-		}
-	}
-	if !found {
-		return nil, fmt.Errorf("%w: no %q section", ErrBadInfo, name)
-	}
-	return lines, nil
 }
 
 // ServerSnapshot is what one Redis node reported at one moment: its

@@ -184,23 +184,6 @@ func TestParseCPUMalformed(t *testing.T) {
 	}
 }
 
-func TestParseRole(t *testing.T) {
-	for _, tc := range []struct{ name, info, want string }{
-		{"captured master", crlf(capturedInfo), "master"},
-		{"replica", "# Replication\r\nrole:slave\r\nmaster_host:127.0.0.1\r\n", "replica"},
-		{"no section", "# CPU\nused_cpu_sys:1\n", ""},
-		{"no role", "# Replication\nconnected_slaves:0\n", ""},
-		{"unknown role", "# Replication\nrole:sentinel\n", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseRole(tc.info)
-			if got != tc.want || (tc.want == "") != errors.Is(err, ErrBadInfo) {
-				t.Errorf("got %q, %v; want %q", got, err, tc.want)
-			}
-		})
-	}
-}
-
 // snap builds a snapshot with calls of commands (usec = calls) and CPU
 // seconds split evenly over user and sys.
 func snap(node, role string, cpu float64, calls map[string]int64) ServerSnapshot {
@@ -357,21 +340,4 @@ func ExampleCost() {
 	// Output:
 	// 201 map[eval:1 evalsha:100 set:100] 3
 	// 20 µs of CPU per cycle
-}
-
-func TestParseInfoField(t *testing.T) {
-	info := "txt:# Server\r\nredis_version:7.0.15\r\nrun_id:abc123\r\n\r\n# Clients\r\nconnected_clients:3\r\n"
-	for _, tc := range []struct{ section, field, want string }{
-		{"server", "redis_version", "7.0.15"}, {"Server", "run_id", "abc123"}, {"clients", "connected_clients", "3"},
-	} {
-		if got, err := ParseInfoField(info, tc.section, tc.field); err != nil || got != tc.want {
-			t.Errorf("ParseInfoField(%s, %s) = %q, %v; want %q", tc.section, tc.field, got, err, tc.want)
-		}
-	}
-	// A field of another section, or none, is not there.
-	for _, tc := range []struct{ section, field string }{{"server", "connected_clients"}, {"server", "run"}, {"memory", "used_memory"}} {
-		if got, err := ParseInfoField(info, tc.section, tc.field); !errors.Is(err, ErrBadInfo) {
-			t.Errorf("ParseInfoField(%s, %s) = %q, %v; want ErrBadInfo", tc.section, tc.field, got, err)
-		}
-	}
 }

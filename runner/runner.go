@@ -445,11 +445,6 @@ func DeleteKeys(ctx context.Context, conn variants.Conn, prefix string) (int64, 
 
 // serverVersion asks the server its version; "" when it will not say.
 func serverVersion(ctx context.Context, conn variants.Conn) string {
-	reply, err := conn.Do(ctx, variants.Bare("INFO", "server"))
-	if err != nil {
-		return ""
-	}
-	info, _ := reply.(string)
-	v, _ := metrics.ParseInfoField(info, "server", "redis_version")
+	v, _ := infoField(ctx, conn, "server", "redis_version")
 	return v
 }

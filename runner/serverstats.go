@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/redisinfo"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -30,17 +29,17 @@ type snapshots struct {
 // openSnapshots connects to every data node of the topology, with the
 // endpoint's credentials and TLS, within snapshotTimeout. The data nodes
 // are the masters and replicas among nodes (never sentinels); for a
-// cluster, those and the masters CLUSTER NODES names that are not listed;
-// for an external Sentinel topology that lists only sentinels, the master
-// they name. A node that does not answer is left out and named in the
-// error. Commands that Lua scripts run count in commandstats as if a
-// client had sent them: to Redis a lua-release cycle is SET, EVALSHA, GET
-// and DEL.
+// cluster, those and the masters the cluster names (topologies.Discover)
+// that are not listed; for an external Sentinel topology that lists only
+// sentinels, the master they name (topologies.SentinelMaster). A node
+// that does not answer is left out and named in the error. Commands that
+// Lua scripts run count in commandstats as if a client had sent them: to
+// Redis a lua-release cycle is SET, EVALSHA, GET and DEL.
 func openSnapshots(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) (*snapshots, error) {
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
 	s := &snapshots{}
-	targets, err := dataNodes(ctx, access, nodes, library)
+	targets, err := dataNodes(ctx, access, nodes)
 	if err != nil {
 		return s, err
 	}
@@ -95,17 +94,9 @@ func snapshotNode(ctx context.Context, c clients.Client, node topologies.Node) (
 		return metrics.ServerSnapshot{}, fmt.Errorf("runner: snapshot of %s (%s): %w", node.Name, node.Endpoint.Addr, err)
 	}
 	// One INFO, so that one call of lockbench's lands between two snapshots.
-	reply, err := c.Do(ctx, variants.Bare("INFO", "commandstats", "cpu", "replication"))
-	var se *variants.ServerError
-	if errors.As(err, &se) { // before Redis 7, INFO takes one section
-		reply, err = c.Do(ctx, variants.Bare("INFO", "all"))
-	}
+	info, err := serverInfo(ctx, c, "commandstats", "cpu", "replication")
 	if err != nil {
 		return fail(err)
-	}
-	info, ok := reply.(string)
-	if !ok {
-		return fail(fmt.Errorf("INFO replied %T", reply))
 	}
 	commands, err := metrics.ParseCommandStats(info)
 	if err != nil {
@@ -115,9 +106,9 @@ func snapshotNode(ctx context.Context, c clients.Client, node topologies.Node) (
 	if err != nil {
 		return fail(err)
 	}
-	role, err := metrics.ParseRole(info) // live: a failover shows
-	if err != nil {
-		role = string(node.Role)
+	role := string(node.Role)
+	if r, err := redisinfo.ParseReplication(info); err == nil { // live: a failover shows
+		role = r.Role
 	}
 	return metrics.ServerSnapshot{Node: node.Name, Role: role, Commands: commands, CPU: cpu}, nil
 }
@@ -148,7 +139,7 @@ func connect(ctx context.Context, ep topologies.Endpoint, library string) (clien
 }
 
 // dataNodes lists the nodes that hold data: not the sentinels.
-func dataNodes(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) ([]topologies.Node, error) {
+func dataNodes(ctx context.Context, access topologies.Access, nodes []topologies.Node) ([]topologies.Node, error) {
 	var data []topologies.Node
 	for _, n := range nodes {
 		if n.Role != topologies.RoleSentinel {
@@ -157,95 +148,74 @@ func dataNodes(ctx context.Context, access topologies.Access, nodes []topologies
 	}
 	switch {
 	case access.Mode == topologies.ModeCluster:
-		return clusterNodes(ctx, access, data, library)
+		return clusterNodes(ctx, access, data)
 	case access.MasterName != "" && len(data) == 0:
-		return sentinelMaster(ctx, access, library)
+		return sentinelMaster(ctx, access)
 	}
 	return data, nil
 }
 
 // clusterNodes lists the nodes listed, then the cluster's masters that
-// CLUSTER NODES on a seed names and the list does not (named by address,
-// with the seed's credentials and TLS), in address order.
-func clusterNodes(ctx context.Context, access topologies.Access, listed []topologies.Node, library string) ([]topologies.Node, error) {
-	var errs []error
-	for _, seed := range access.Endpoints {
-		masters, err := mastersVia(ctx, seed, library)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		slices.Sort(masters)
-		found := slices.Clone(listed)
-		for _, addr := range masters {
-			if slices.ContainsFunc(listed, func(n topologies.Node) bool { return n.Endpoint.Addr == addr }) {
-				continue
-			}
-			node := topologies.Node{Name: addr, Role: topologies.RoleMaster, Endpoint: seed}
-			node.Endpoint.Addr = addr
-			found = append(found, node)
-		}
-		return found, nil
-	}
-	return nil, fmt.Errorf("runner: no cluster seed named the masters: %w", errors.Join(errs...))
-}
-
-// mastersVia asks the cluster node at seed for the masters.
-func mastersVia(ctx context.Context, seed topologies.Endpoint, library string) ([]string, error) {
-	c, err := connect(ctx, seed, library)
+// the cluster names (topologies.Discover, on the first seed that answers)
+// and the list does not, named by address, with the seed's credentials and
+// TLS, in address order (Discover's).
+func clusterNodes(ctx context.Context, access topologies.Access, listed []topologies.Node) ([]topologies.Node, error) {
+	discovered, err := topologies.Discover(ctx, access, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("runner: no cluster seed named the masters: %w", err)
 	}
-	defer c.Close()
-	masters, err := clusterMasters(ctx, c)
-	if err == nil && len(masters) == 0 {
-		err = fmt.Errorf("runner: CLUSTER NODES at %s names no master", seed.Addr)
+	var masters []topologies.Node
+	for _, d := range discovered {
+		if d.Role == topologies.RoleMaster {
+			masters = append(masters, d.Node)
+		}
 	}
-	return masters, err
+	if len(masters) == 0 {
+		return nil, errors.New("runner: the cluster names no master")
+	}
+	found := slices.Clone(listed)
+	for _, m := range masters {
+		if !slices.ContainsFunc(listed, func(n topologies.Node) bool { return n.Endpoint.Addr == m.Endpoint.Addr }) {
+			found = append(found, m)
+		}
+	}
+	return found, nil
 }
 
 // sentinelMaster asks the sentinels where the master is, for an external
-// Sentinel topology that lists only them. Its replicas are not found.
-func sentinelMaster(ctx context.Context, access topologies.Access, library string) ([]topologies.Node, error) {
-	var errs []error
-	for _, sentinel := range access.Endpoints {
-		addr, err := masterAddrVia(ctx, sentinel, access.MasterName, library)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		ep := sentinel
-		ep.Addr = addr
-		return []topologies.Node{{Name: "master", Role: topologies.RoleMaster, Endpoint: ep}}, nil
+// Sentinel topology that lists only them. Its replicas are left out.
+func sentinelMaster(ctx context.Context, access topologies.Access) ([]topologies.Node, error) {
+	ep, err := topologies.SentinelMaster(ctx, access)
+	if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
 	}
-	return nil, fmt.Errorf("runner: no sentinel named master %q: %w", access.MasterName, errors.Join(errs...))
+	return []topologies.Node{{Name: "master", Role: topologies.RoleMaster, Endpoint: ep}}, nil
 }
 
-// masterAddrVia asks the sentinel at ep for the address of master name.
-func masterAddrVia(ctx context.Context, ep topologies.Endpoint, name, library string) (string, error) {
-	c, err := connect(ctx, ep, library)
+// serverInfo sends INFO with the sections given over conn and returns its
+// text. Before Redis 7, which takes one section, a request of several is
+// sent again as INFO all.
+func serverInfo(ctx context.Context, conn variants.Conn, sections ...string) (string, error) {
+	reply, err := conn.Do(ctx, variants.Bare(append([]string{"INFO"}, sections...)...))
+	var se *variants.ServerError
+	if errors.As(err, &se) && len(sections) > 1 {
+		reply, err = conn.Do(ctx, variants.Bare("INFO", "all"))
+	}
 	if err != nil {
 		return "", err
 	}
-	defer c.Close()
-	reply, err := c.Do(ctx, variants.Bare("SENTINEL", "GET-MASTER-ADDR-BY-NAME", name))
+	info, ok := reply.(string)
+	if !ok {
+		return "", fmt.Errorf("INFO replied %T", reply)
+	}
+	return info, nil
+}
+
+// infoField is field of the INFO section called section, over conn.
+func infoField(ctx context.Context, conn variants.Conn, section, field string) (string, error) {
+	info, err := serverInfo(ctx, conn, section)
 	if err != nil {
-		return "", fmt.Errorf("runner: SENTINEL GET-MASTER-ADDR-BY-NAME at %s: %w", ep.Addr, err)
+		return "", err
 	}
-	pair, _ := reply.([]any)
-	if len(pair) != 2 {
-		return "", fmt.Errorf("runner: sentinel at %s does not know master %q", ep.Addr, name)
-	}
-	host, _ := pair[0].(string)
-	var port string
-	switch p := pair[1].(type) {
-	case string:
-		port = p
-	case int64:
-		port = strconv.FormatInt(p, 10)
-	}
-	if host == "" || port == "" {
-		return "", fmt.Errorf("runner: sentinel at %s replied %v for master %q", ep.Addr, reply, name)
-	}
-	return net.JoinHostPort(host, port), nil
+	return redisinfo.Field(info, section, field)
 }

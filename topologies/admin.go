@@ -1,6 +1,7 @@
 package topologies
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,27 +10,41 @@ import (
 	"time"
 
 	"github.com/redis/rueidis"
+
+	"github.com/lockbench/lockbench/redisinfo"
 )
 
 // adminTimeout bounds one admin command, so that a paused node cannot hang
 // the topology code.
 const adminTimeout = 2 * time.Second
 
-// admin is a connection to one node for admin commands (INFO, REPLICAOF,
-// CLUSTER, SENTINEL): a single RESP2 rueidis connection without
-// client-side caching, retries or cluster routing.
-type admin struct {
+// NodeConn is a connection to one node for the commands that ask it what
+// it is or change its place in the topology (INFO, ROLE, CLUSTER,
+// SENTINEL, REPLICAOF): a single RESP2 rueidis connection without
+// client-side caching, retries or cluster routing. Each command is bounded
+// by 2 s, so that a paused node cannot hang its caller. It never carries
+// lock traffic.
+type NodeConn struct {
 	addr string
 	c    rueidis.Client
 }
 
 // dialAdmin connects to the node at addr.
-func dialAdmin(addr string) (*admin, error) { return dialAdminEndpoint(Endpoint{Addr: addr}) }
+func dialAdmin(addr string) (*NodeConn, error) {
+	return DialNode(context.Background(), Endpoint{Addr: addr})
+}
 
-// dialAdminEndpoint connects to the node at ep, with its user, password
-// and TLS.
-func dialAdminEndpoint(ep Endpoint) (*admin, error) {
+// DialNode connects to the node at ep, with its user, password and TLS,
+// within ctx's deadline and at most 2 s.
+func DialNode(ctx context.Context, ep Endpoint) (*NodeConn, error) {
 	addr := ep.Addr
+	dialTimeout := adminTimeout
+	if deadline, ok := ctx.Deadline(); ok {
+		dialTimeout = min(dialTimeout, time.Until(deadline))
+	}
+	if err := ctx.Err(); err != nil || dialTimeout <= 0 {
+		return nil, fmt.Errorf("connect to %s: %w", addr, cmp.Or(err, context.DeadlineExceeded))
+	}
 	c, err := rueidis.NewClient(rueidis.ClientOption{
 		InitAddress:       []string{addr},
 		Username:          ep.Username,
@@ -41,25 +56,52 @@ func dialAdminEndpoint(ep Endpoint) (*admin, error) {
 		AlwaysRESP2:       true, // plain text replies, not RESP3's "txt:" verbatim strings
 		ClientSetInfo:     rueidis.DisableClientSetInfo,
 		ConnWriteTimeout:  adminTimeout,
-		Dialer:            net.Dialer{Timeout: adminTimeout},
+		Dialer:            net.Dialer{Timeout: dialTimeout},
 	})
 	if err != nil {
+		if c != nil {
+			c.Close()
+		}
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
-	return &admin{addr: addr, c: c}, nil
+	return &NodeConn{addr: addr, c: c}, nil
 }
 
-func (a *admin) close() { a.c.Close() }
+// Addr is the address of the node.
+func (a *NodeConn) Addr() string { return a.addr }
+
+// Close closes the connection.
+func (a *NodeConn) Close() { a.c.Close() }
+
+// Info sends INFO with the sections given (all of the default ones when
+// none) and returns the reply parsed. Before Redis 7, which takes one
+// section, a request of several is sent again as INFO all.
+func (a *NodeConn) Info(ctx context.Context, sections ...string) (redisinfo.Info, error) {
+	args := append([]string{"INFO"}, sections...)
+	text, err := a.text(ctx, args...)
+	var redisErr *rueidis.RedisError
+	if errors.As(err, &redisErr) && len(sections) > 1 {
+		text, err = a.text(ctx, "INFO", "all")
+	}
+	if err != nil {
+		return nil, err
+	}
+	info, err := redisinfo.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("INFO on %s: %w", a.addr, err)
+	}
+	return info, nil
+}
 
 // do sends one command.
-func (a *admin) do(ctx context.Context, args ...string) rueidis.RedisResult {
+func (a *NodeConn) do(ctx context.Context, args ...string) rueidis.RedisResult {
 	ctx, cancel := context.WithTimeout(ctx, adminTimeout)
 	defer cancel()
 	return a.c.Do(ctx, a.c.B().Arbitrary(args...).Build())
 }
 
 // exec sends one command whose reply is only checked for an error.
-func (a *admin) exec(ctx context.Context, args ...string) error {
+func (a *NodeConn) exec(ctx context.Context, args ...string) error {
 	if err := a.do(ctx, args...).Error(); err != nil {
 		return fmt.Errorf("%s on %s: %w", strings.Join(args, " "), a.addr, err)
 	}
@@ -68,7 +110,7 @@ func (a *admin) exec(ctx context.Context, args ...string) error {
 
 // text sends one command with a text reply (INFO, CLUSTER INFO, CLUSTER
 // NODES, CLUSTER MYID).
-func (a *admin) text(ctx context.Context, args ...string) (string, error) {
+func (a *NodeConn) text(ctx context.Context, args ...string) (string, error) {
 	s, err := a.do(ctx, args...).ToString()
 	if err != nil {
 		return "", fmt.Errorf("%s on %s: %w", strings.Join(args, " "), a.addr, err)
@@ -78,7 +120,7 @@ func (a *admin) text(ctx context.Context, args ...string) (string, error) {
 
 // role is the first element of ROLE's reply (master, slave, sentinel) and,
 // for a replica, its master's address.
-func (a *admin) role(ctx context.Context) (role, masterAddr string, err error) {
+func (a *NodeConn) role(ctx context.Context) (role, masterAddr string, err error) {
 	reply, err := a.do(ctx, "ROLE").ToArray()
 	if err == nil && len(reply) == 0 {
 		err = errors.New("empty reply")
@@ -99,7 +141,7 @@ func (a *admin) role(ctx context.Context) (role, masterAddr string, err error) {
 }
 
 // waitRole waits until ROLE on a says role (master, slave).
-func (a *admin) waitRole(ctx context.Context, timeout time.Duration, role string) error {
+func (a *NodeConn) waitRole(ctx context.Context, timeout time.Duration, role string) error {
 	return waitFor(ctx, timeout, a.addr+" to report ROLE "+role, func(ctx context.Context) error {
 		got, _, err := a.role(ctx)
 		if err != nil {
@@ -114,7 +156,7 @@ func (a *admin) waitRole(ctx context.Context, timeout time.Duration, role string
 
 // sentinelMaster is what the sentinel at a says is the address of the
 // master it monitors under name.
-func (a *admin) sentinelMaster(ctx context.Context, name string) (string, error) {
+func (a *NodeConn) sentinelMaster(ctx context.Context, name string) (string, error) {
 	addr, err := a.do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", name).AsStrSlice()
 	if err == nil && len(addr) != 2 {
 		err = fmt.Errorf("reply %q is not host, port", addr)
@@ -127,7 +169,7 @@ func (a *admin) sentinelMaster(ctx context.Context, name string) (string, error)
 
 // sentinelList is SENTINEL REPLICAS or SENTINEL SENTINELS: one field map
 // per instance.
-func (a *admin) sentinelList(ctx context.Context, what, name string) ([]map[string]string, error) {
+func (a *NodeConn) sentinelList(ctx context.Context, what, name string) ([]map[string]string, error) {
 	items, err := a.do(ctx, "SENTINEL", what, name).ToArray()
 	if err != nil {
 		return nil, fmt.Errorf("SENTINEL %s on %s: %w", what, a.addr, err)
@@ -139,16 +181,6 @@ func (a *admin) sentinelList(ctx context.Context, what, name string) ([]map[stri
 		}
 	}
 	return list, nil
-}
-
-// infoField returns the value of key in INFO-style text (key:value lines).
-func infoField(info, key string) string {
-	for line := range strings.Lines(info) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), key+":"); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // waitFor calls check every 50 ms until it returns nil, ctx ends, or
@@ -171,8 +203,8 @@ func waitFor(ctx context.Context, timeout time.Duration, what string, check func
 }
 
 // dialAll connects to every address; on failure it closes those opened.
-func dialAll(addrs []string) ([]*admin, error) {
-	conns := make([]*admin, 0, len(addrs))
+func dialAll(addrs []string) ([]*NodeConn, error) {
+	conns := make([]*NodeConn, 0, len(addrs))
 	for _, addr := range addrs {
 		a, err := dialAdmin(addr)
 		if err != nil {
@@ -184,8 +216,8 @@ func dialAll(addrs []string) ([]*admin, error) {
 	return conns, nil
 }
 
-func closeAll(conns []*admin) {
+func closeAll(conns []*NodeConn) {
 	for _, a := range conns {
-		a.close()
+		a.Close()
 	}
 }

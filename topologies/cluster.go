@@ -1,15 +1,19 @@
 package topologies
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/lockbench/lockbench/redisinfo"
 )
 
 // clusterSlots is the number of hash slots of a Redis Cluster.
-const clusterSlots = 16384
+const clusterSlots = redisinfo.ClusterSlots
 
 // clusterConfig is the config of every node of local:cluster. The bus
 // port is a second free port (cluster-port), not port+10000, which may be
@@ -68,11 +72,11 @@ func (l *Local) startCluster(ctx context.Context, params map[string]int) error {
 		a, masterID := conns[masters+r], ids[r%masters]
 		what := fmt.Sprintf("%s to learn of %s", nodes[masters+r].Name, nodes[r%masters].Name)
 		err := waitFor(ctx, readyTimeout, what, func(ctx context.Context) error {
-			view, err := a.text(ctx, "CLUSTER", "NODES")
+			view, err := a.clusterNodes(ctx)
 			if err != nil {
 				return err
 			}
-			if !strings.Contains(view, masterID) {
+			if !slices.ContainsFunc(view, func(n redisinfo.ClusterNode) bool { return n.ID == masterID }) {
 				return fmt.Errorf("%s does not know node %s yet", a.addr, masterID)
 			}
 			return nil
@@ -101,36 +105,42 @@ func (l *Local) startCluster(ctx context.Context, params map[string]int) error {
 // clusterReady checks that the node at a reports cluster_state:ok and
 // knows every node, none failing or in handshake, and the replicas as
 // replicas.
-func clusterReady(ctx context.Context, a *admin, nodes, replicas int) error {
+func clusterReady(ctx context.Context, a *NodeConn, nodes, replicas int) error {
 	info, err := a.text(ctx, "CLUSTER", "INFO")
 	if err != nil {
 		return err
 	}
-	if state := infoField(info, "cluster_state"); state != "ok" {
+	if state, _ := redisinfo.Field(info, "", "cluster_state"); state != "ok" {
 		return fmt.Errorf("%s: cluster_state:%s", a.addr, state)
 	}
-	view, err := a.text(ctx, "CLUSTER", "NODES")
+	view, err := a.clusterNodes(ctx)
 	if err != nil {
 		return err
 	}
-	known, slaves := 0, 0
-	for line := range strings.Lines(view) {
-		fields := strings.Fields(line)
-		if len(fields) < 3 {
-			continue
+	slaves := 0
+	for _, n := range view {
+		if n.Replica() {
+			slaves++
 		}
-		known++
-		for flag := range strings.SplitSeq(fields[2], ",") {
-			switch flag {
-			case "slave":
-				slaves++
-			case "fail", "fail?", "handshake", "noaddr":
-				return fmt.Errorf("%s sees %s as %s", a.addr, fields[1], fields[2])
-			}
+		if n.Failing() || n.Has("handshake") || n.Has("noaddr") {
+			return fmt.Errorf("%s sees %s as %s", a.addr, cmp.Or(n.Addr, n.ID), strings.Join(n.Flags, ","))
 		}
 	}
-	if known != nodes || slaves != replicas {
-		return fmt.Errorf("%s knows %d nodes (%d replicas), want %d (%d)", a.addr, known, slaves, nodes, replicas)
+	if len(view) != nodes || slaves != replicas {
+		return fmt.Errorf("%s knows %d nodes (%d replicas), want %d (%d)", a.addr, len(view), slaves, nodes, replicas)
 	}
 	return nil
+}
+
+// clusterNodes sends CLUSTER NODES and parses the reply.
+func (a *NodeConn) clusterNodes(ctx context.Context) ([]redisinfo.ClusterNode, error) {
+	text, err := a.text(ctx, "CLUSTER", "NODES")
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := redisinfo.ParseClusterNodes(text)
+	if err != nil {
+		return nil, fmt.Errorf("CLUSTER NODES on %s: %w", a.addr, err)
+	}
+	return nodes, nil
 }

@@ -75,7 +75,7 @@ func (l *Local) Restart(ctx context.Context, name string, delay time.Duration) e
 		if err != nil {
 			return fmt.Errorf("restart %s: %w", name, err)
 		}
-		defer a.close()
+		defer a.Close()
 		if err := a.exec(ctx, sentinelTuning...); err != nil {
 			return fmt.Errorf("restart %s: %w", name, err)
 		}
@@ -117,7 +117,7 @@ func (l *Local) promote(ctx context.Context, n *localNode) error {
 	if err != nil {
 		return err
 	}
-	defer a.close()
+	defer a.Close()
 	role, oldMaster, err := a.role(ctx)
 	if err != nil {
 		return err
@@ -148,7 +148,7 @@ func (l *Local) promote(ctx context.Context, n *localNode) error {
 		if err != nil {
 			return err
 		}
-		defer o.close()
+		defer o.Close()
 		if err := o.waitRole(ctx, promoteTimeout, "slave"); err != nil {
 			return err
 		}
@@ -171,7 +171,7 @@ func (l *Local) promote(ctx context.Context, n *localNode) error {
 // and again while the replica has not become master: a manual failover
 // that fails times out after 5 s without a word. With the master paused or
 // killed it sends CLUSTER FAILOVER FORCE.
-func (l *Local) clusterFailover(ctx context.Context, a *admin, masterAddr string) error {
+func (l *Local) clusterFailover(ctx context.Context, a *NodeConn, masterAddr string) error {
 	args := []string{"CLUSTER", "FAILOVER"}
 	if m := l.nodeAt(masterAddr); m == nil || !m.proc.usable() {
 		args = append(args, "FORCE")
@@ -184,7 +184,7 @@ func (l *Local) clusterFailover(ctx context.Context, a *admin, masterAddr string
 		if err != nil {
 			return err
 		}
-		defer m.close()
+		defer m.Close()
 		masterID, err := m.text(ctx, "CLUSTER", "MYID")
 		if err != nil {
 			return err
@@ -233,7 +233,7 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
+	defer s.Close()
 	before, err := s.sentinelMaster(ctx, sentinelMasterName)
 	if err != nil {
 		return err
@@ -241,7 +241,7 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 
 	// Sentinel picks the replica with the lowest replica-priority (0:
 	// never), so leave it no choice but target.
-	var others []*admin
+	var others []*NodeConn
 	for _, r := range l.byRole(RoleReplica) {
 		if r == target || !r.proc.usable() {
 			continue
@@ -250,7 +250,7 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 		if err != nil {
 			return err
 		}
-		defer a.close()
+		defer a.Close()
 		others = append(others, a)
 		defer func() { _ = a.exec(context.WithoutCancel(ctx), "CONFIG", "SET", "replica-priority", "100") }()
 		if err := a.exec(ctx, "CONFIG", "SET", "replica-priority", "0"); err != nil {

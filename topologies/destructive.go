@@ -43,11 +43,11 @@ func (c externalControl) PauseFor(ctx context.Context, name string, d time.Durat
 	if i < 0 {
 		return fmt.Errorf("%w %q in %s", ErrNoNode, name, c.e.name)
 	}
-	a, err := dialAdminEndpoint(c.e.nodes[i].Endpoint)
+	a, err := DialNode(ctx, c.e.nodes[i].Endpoint)
 	if err != nil {
 		return err
 	}
-	defer a.close()
+	defer a.Close()
 	return a.exec(ctx, "CLIENT", "PAUSE", strconv.FormatInt(max(d.Milliseconds(), 1), 10), "ALL")
 }
 

@@ -11,4 +11,10 @@
 // pauses, kills, restarts and promotes its nodes, for faults, and can be
 // saved to a state file to outlive lockbench (Spec.Detached, Local.Save,
 // StopSaved).
+//
+// The package is also the one place that asks Redis what a topology is
+// now, whoever started it: [Discover] lists the data nodes with their live
+// roles (from CLUSTER NODES, the Sentinels, or INFO replication),
+// [SentinelMaster] asks the Sentinels for the current master, and a
+// [NodeConn] asks one node its INFO. Package redisinfo parses the replies.
 package topologies

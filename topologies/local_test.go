@@ -36,7 +36,7 @@ func do(t testing.TB, addr string, args ...string) rueidis.RedisResult {
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
-	defer a.close()
+	defer a.Close()
 	return a.do(t.Context(), args...)
 }
 

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/lockbench/lockbench/redisinfo"
 )
 
 const (
@@ -270,7 +272,11 @@ func serverPID(ctx context.Context, addr string) (int, error) {
 	if _, err := io.ReadFull(r, body); err != nil {
 		return 0, err
 	}
-	return strconv.Atoi(infoField(string(body), "process_id"))
+	pid, err := redisinfo.Field(string(body), "server", "process_id")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(pid)
 }
 
 // running returns the node's process when it runs (paused or not).

@@ -65,11 +65,11 @@ func waitInSync(ctx context.Context, replicas []*localNode) error {
 	defer closeAll(conns)
 	return waitFor(ctx, readyTimeout, "replicas in sync with their masters", func(ctx context.Context) error {
 		for _, a := range conns {
-			info, err := a.text(ctx, "INFO", "replication")
+			info, err := a.Info(ctx, "replication")
 			if err != nil {
 				return err
 			}
-			if s := infoField(info, "master_link_status"); s != "up" {
+			if s, _ := info.Field("replication", "master_link_status"); s != "up" {
 				return fmt.Errorf("%s: master_link_status:%s", a.addr, s)
 			}
 		}
@@ -130,7 +130,7 @@ func (l *Local) startSentinel(ctx context.Context, params map[string]int) error 
 // sentinelReady checks that the sentinel at a monitors the master at
 // masterAddr and knows its replicas and the other sentinels, all of them
 // reachable.
-func sentinelReady(ctx context.Context, a *admin, masterAddr string, replicas, others int) error {
+func sentinelReady(ctx context.Context, a *NodeConn, masterAddr string, replicas, others int) error {
 	got, err := a.sentinelMaster(ctx, sentinelMasterName)
 	if err != nil {
 		return err

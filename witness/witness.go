@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/redisinfo"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -82,7 +82,7 @@ func ServerID(ctx context.Context, conn variants.Conn) (string, error) {
 		return "", fmt.Errorf("witness: INFO server: %w", err)
 	}
 	info, _ := reply.(string)
-	id, err := metrics.ParseInfoField(info, "server", "run_id")
+	id, err := redisinfo.Field(info, "server", "run_id")
 	if err != nil {
 		return "", fmt.Errorf("witness: %w", err)
 	}
