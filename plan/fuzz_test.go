@@ -2,21 +2,39 @@ package plan
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// scenarioFlags are the run flags Scenario.Args may set.
-var scenarioFlags = map[string]bool{
-	"--variants": true, "--topology": true, "--clients": true, "--keys": true, "--limit": true,
-	"--repeat": true, "--ttl": true, "--hold": true, "--think": true, "--duration": true,
-	"--warmup": true, "--acquire-timeout": true, "--retry": true, "--clock-skew": true,
-	"--clock-jump": true, "--fault": true, "--fence": true,
+// scenarioFlags are the run flags of the settings a scenario has, by
+// whether the scenario s sets it.
+var scenarioFlags = map[string]func(s Scenario) bool{
+	"--variants":        func(s Scenario) bool { return len(s.Variants) > 0 },
+	"--topology":        func(s Scenario) bool { return s.Topology != "" },
+	"--clients":         func(s Scenario) bool { return len(s.Clients) > 0 },
+	"--keys":            func(s Scenario) bool { return s.Keys != 0 },
+	"--limit":           func(s Scenario) bool { return s.Limit != 0 },
+	"--repeat":          func(s Scenario) bool { return s.Repeat != 0 },
+	"--ttl":             func(s Scenario) bool { return s.TTL != "" },
+	"--hold":            func(s Scenario) bool { return s.Hold != "" },
+	"--think":           func(s Scenario) bool { return s.Think != "" },
+	"--duration":        func(s Scenario) bool { return s.Duration != "" },
+	"--warmup":          func(s Scenario) bool { return s.Warmup != "" },
+	"--acquire-timeout": func(s Scenario) bool { return s.AcquireTimeout != "" },
+	"--retry":           func(s Scenario) bool { return s.Retry != "" },
+	"--clock-skew":      func(s Scenario) bool { return s.ClockSkew != "" },
+	"--clock-jump":      func(s Scenario) bool { return nonEmpty(s.ClockJumps) > 0 },
+	"--fault":           func(s Scenario) bool { return nonEmpty(s.Faults) > 0 },
+	"--fence":           func(s Scenario) bool { return s.Fence != "" },
+	// Not a scenario's: the default client may not run its variants.
+	"--client": func(Scenario) bool { return false },
 }
 
 // loadScenarioBytes writes data to a file of its own and loads it: the
@@ -31,8 +49,9 @@ func loadScenarioBytes(t *testing.T, data []byte) (Scenario, error) {
 }
 
 // FuzzLoadScenario checks that a scenario file either fails with
-// ErrBadScenario or gives a named scenario whose Args are well formed and
-// which survives writing back to YAML. Seeds: the README's example, the
+// ErrBadScenario or gives a named scenario that Build turns into a plan of
+// its settings (or one error naming the flag of a bad one), and which
+// survives writing back to YAML, plan included. Seeds: the README's example, the
 // regression suite, every built-in scenario, and
 // testdata/fuzz/FuzzLoadScenario/.
 func FuzzLoadScenario(f *testing.F) {
@@ -74,32 +93,8 @@ func FuzzLoadScenario(f *testing.F) {
 			t.Fatalf("a scenario without a name: %+v", s)
 		}
 
-		args := s.Args()
-		if len(args)%2 != 0 {
-			t.Fatalf("Args %q: not flag-value pairs", args)
-		}
-		count := map[string]int{}
-		for i := 0; i < len(args); i += 2 {
-			flag, value := args[i], args[i+1]
-			if !scenarioFlags[flag] {
-				t.Fatalf("Args %q: unknown flag %q", args, flag)
-			}
-			if value == "" {
-				t.Fatalf("Args %q: %s without a value", args, flag)
-			}
-			count[flag]++
-		}
-		for flag, n := range count {
-			if n > 1 && flag != "--fault" && flag != "--clock-jump" {
-				t.Errorf("Args %q: %s given %d times", args, flag, n)
-			}
-		}
-		if want := nonEmpty(s.Faults); count["--fault"] != want {
-			t.Errorf("Args %q: %d --fault for %d faults", args, count["--fault"], want)
-		}
-		if want := nonEmpty(s.ClockJumps); count["--clock-jump"] != want {
-			t.Errorf("Args %q: %d --clock-jump for %d jumps", args, count["--clock-jump"], want)
-		}
+		p, buildErr := Build(&s, Overrides{})
+		checkBuilt(t, s, p, buildErr)
 
 		// What parsed writes back to YAML that loads to the same scenario.
 		out, err := yaml.Marshal(s)
@@ -114,10 +109,68 @@ func FuzzLoadScenario(f *testing.F) {
 		if err != nil || !bytes.Equal(out, out2) {
 			t.Fatalf("the scenario changes when written back and loaded (%v):\n%s\nthen\n%s", err, out, out2)
 		}
-		if a, b := strings.Join(args, "\x00"), strings.Join(again.Args(), "\x00"); a != b {
-			t.Fatalf("Args change when written back: %q, then %q", args, again.Args())
+		again.Path = s.Path // the same scenario, read from another file
+		p2, err2 := Build(&again, Overrides{})
+		if a, b := planOrError(t, p, buildErr), planOrError(t, p2, err2); a != b {
+			t.Fatalf("the plan changes when written back: %s, then %s", a, b)
 		}
 	})
+}
+
+// checkBuilt checks what Build made of the scenario s: a plan whose lists
+// are the scenario's whole, or one line naming a run flag, and the
+// scenario when the setting is its own.
+func checkBuilt(t *testing.T, s Scenario, p Plan, err error) {
+	t.Helper()
+	if err != nil {
+		var bad *SettingError
+		if !errors.As(err, &bad) || !errors.Is(err, ErrInvalid) {
+			t.Fatalf("Build error %v is not a SettingError wrapping ErrInvalid", err)
+		}
+		setByScenario, known := scenarioFlags[bad.Flag]
+		if !known {
+			t.Fatalf("Build error %q: unknown flag %q", err, bad.Flag)
+		}
+		if want := ""; setByScenario(s) {
+			if want = s.Ref(); bad.Scenario != want {
+				t.Errorf("Build error %q of the scenario's own %s does not name it", err, bad.Flag)
+			}
+		} else if bad.Scenario != want {
+			t.Errorf("Build error %q names the scenario for a %s it does not set", err, bad.Flag)
+		}
+		if msg := err.Error(); strings.Contains(msg, "\n") {
+			t.Errorf("Build error is not one line: %q", msg)
+		}
+		return
+	}
+	if p.Scenario != s.Ref() {
+		t.Errorf("plan scenario %q, want %q", p.Scenario, s.Ref())
+	}
+	if len(s.Variants) > 0 && !slices.Equal(p.Variants, s.Variants) {
+		t.Errorf("plan variants %q for the scenario's %q", p.Variants, s.Variants)
+	}
+	if len(s.Clients) > 0 && !slices.Equal(p.Clients, s.Clients) {
+		t.Errorf("plan clients %v for the scenario's %v", p.Clients, s.Clients)
+	}
+	if want := nonEmpty(s.Faults); len(p.Faults) != want {
+		t.Errorf("%d faults in the plan for %d in the scenario", len(p.Faults), want)
+	}
+	if want := nonEmpty(s.ClockJumps); len(p.Workload.Clocks.Jumps) != want {
+		t.Errorf("%d clock jumps in the plan for %d in the scenario", len(p.Workload.Clocks.Jumps), want)
+	}
+}
+
+// planOrError is the plan as JSON, or the error.
+func planOrError(t *testing.T, p Plan, err error) string {
+	t.Helper()
+	if err != nil {
+		return "error " + err.Error()
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func nonEmpty(values []string) int {

@@ -13,7 +13,7 @@ import (
 	"github.com/lockbench/lockbench/workloads"
 )
 
-// Errors of Validate. Every one wraps ErrInvalid.
+// Errors of Validate and Build. Every one wraps ErrInvalid.
 var (
 	ErrInvalid = errors.New("invalid plan")
 	// ErrShape: a variant does not run on the topology's shape.
@@ -33,24 +33,25 @@ type Plan struct {
 	// Clients lists the client counts; each is one cell per variant.
 	// Required.
 	Clients []int `json:"clients"`
-	// Client is the client library: rueidis or go-redis. Default rueidis.
+	// Client is the client library: rueidis or go-redis. Default
+	// DefaultClient.
 	Client string `json:"client"`
 	// Topology says where Redis is. Default local (embedded without
 	// redis-server).
 	Topology topologies.Spec `json:"topology"`
 	// Workload is the load of each cell; its Clients is set per cell.
 	Workload workloads.Spec `json:"workload"`
-	// TTL is the lease time of expiring locks. Default 10s.
-	TTL time.Duration `json:"ttl_ns"`
-	// TTLGiven says that TTL was given (--ttl) rather than defaulted: the
-	// variants wrapping a lock library keep the library's own lease time
-	// unless it was.
-	TTLGiven bool `json:"ttl_given,omitempty"`
-	// AcquireTimeout bounds one blocking acquire. Default 10s.
+	// TTL is the lease time of expiring locks. Default zero: each
+	// variant's own (variants.DefaultTTL; a variant wrapping a lock
+	// library keeps the library's, see variants.Info.OwnTTL).
+	TTL time.Duration `json:"ttl_ns,omitzero"`
+	// AcquireTimeout bounds one blocking acquire. Default
+	// DefaultAcquireTimeout.
 	AcquireTimeout time.Duration `json:"acquire_timeout_ns"`
 	// Retry overrides every variant's own retry policy when set.
 	Retry variants.RetryPolicy `json:"retry,omitzero"`
-	// Limit is the number of holders a semaphore admits. Default 1.
+	// Limit is the number of holders a semaphore admits. Default
+	// DefaultLimit.
 	Limit int `json:"limit"`
 	// Faults run beside each cell's measured phase.
 	Faults []faults.Fault `json:"faults,omitempty"`
@@ -58,7 +59,8 @@ type Plan struct {
 	Scenario string `json:"scenario,omitempty"`
 	// Repeat runs every cell this many times, with fresh keys, the
 	// repetitions interleaved (all cells once, then all again) so that a
-	// drift of the machine spreads over every cell. Default 1.
+	// drift of the machine spreads over every cell. Default
+	// DefaultRepeat.
 	Repeat int `json:"repeat"`
 	// Fence is what the protected resource does with a write whose
 	// fencing token is lower than one it has seen: "count" it as stale
@@ -79,28 +81,26 @@ const (
 	FenceReject = "reject"
 )
 
-// WithDefaults returns p with every unset optional field at its default.
+// WithDefaults returns p with every unset optional field at its default
+// (see defaults.go), for a plan made by hand; Build's plans have them.
 func (p Plan) WithDefaults() Plan {
 	if p.Client == "" {
-		p.Client = clients.Names[0]
-	}
-	if p.TTL <= 0 {
-		p.TTL = 10 * time.Second
+		p.Client = DefaultClient
 	}
 	if p.AcquireTimeout <= 0 {
-		p.AcquireTimeout = 10 * time.Second
+		p.AcquireTimeout = DefaultAcquireTimeout
 	}
 	if p.Limit <= 0 {
-		p.Limit = 1
+		p.Limit = DefaultLimit
 	}
 	if p.Workload.Keys <= 0 {
-		p.Workload.Keys = 1
+		p.Workload.Keys = DefaultKeys
 	}
 	if p.Repeat <= 0 {
-		p.Repeat = 1
+		p.Repeat = DefaultRepeat
 	}
 	if p.Fence == "" {
-		p.Fence = FenceCount
+		p.Fence = DefaultFence
 	}
 	return p
 }

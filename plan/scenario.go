@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -17,8 +16,9 @@ var ErrBadScenario = errors.New("bad scenario")
 
 // Scenario is a named experiment: the settings of a run that reproduces a
 // claim of the literature, with where the claim comes from and what it
-// predicts. Every setting is optional; flags given on the command line
-// override it. The same fields make the YAML file format.
+// predicts. Every setting is optional (empty or zero: not set); Build
+// turns it into a plan, where a setting the user gives replaces the
+// scenario's, a list as a whole. The same fields make the YAML file format.
 type Scenario struct {
 	Name     string   `yaml:"name"`
 	Tests    string   `yaml:"tests"`    // what it reproduces
@@ -47,49 +47,18 @@ type Scenario struct {
 	// cell's figures such as overlaps>0, stale_releases=0,
 	// unavailable_ms<800 (see results.Check).
 	Expect map[string][]string `yaml:"expect"`
+	// Path is the file the scenario was read from (LoadScenario); empty
+	// for a built-in one. It is not part of the file format.
+	Path string `yaml:"-"`
 }
 
-// Args are the run flags the scenario sets, to be followed by the user's
-// own, which win.
-func (s Scenario) Args() []string {
-	var args []string
-	add := func(flag, value string) {
-		if value != "" {
-			args = append(args, "--"+flag, value)
-		}
+// Ref is how the scenario is named in plans and errors: the file it was
+// read from, else its name.
+func (s Scenario) Ref() string {
+	if s.Path != "" {
+		return s.Path
 	}
-	add("variants", strings.Join(s.Variants, ","))
-	add("topology", s.Topology)
-	var clients []string
-	for _, n := range s.Clients {
-		clients = append(clients, strconv.Itoa(n))
-	}
-	add("clients", strings.Join(clients, ","))
-	if s.Keys > 0 {
-		add("keys", strconv.Itoa(s.Keys))
-	}
-	if s.Limit > 0 {
-		add("limit", strconv.Itoa(s.Limit))
-	}
-	if s.Repeat > 0 {
-		add("repeat", strconv.Itoa(s.Repeat))
-	}
-	add("ttl", s.TTL)
-	add("hold", s.Hold)
-	add("think", s.Think)
-	add("duration", s.Duration)
-	add("warmup", s.Warmup)
-	add("acquire-timeout", s.AcquireTimeout)
-	add("retry", s.Retry)
-	add("clock-skew", s.ClockSkew)
-	for _, j := range s.ClockJumps {
-		add("clock-jump", j)
-	}
-	for _, f := range s.Faults {
-		add("fault", f)
-	}
-	add("fence", s.Fence)
-	return args
+	return s.Name
 }
 
 // LookupScenario returns the built-in scenario called name, or reads a
@@ -128,5 +97,6 @@ func LoadScenario(path string) (Scenario, error) {
 	if s.Name == "" {
 		return Scenario{}, fmt.Errorf("%w: %s: no name", ErrBadScenario, path)
 	}
+	s.Path = path
 	return s, nil
 }

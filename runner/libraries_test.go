@@ -62,7 +62,7 @@ func TestLibraryLocksContended(t *testing.T) {
 				p := contended(t, plan.Plan{Variants: locks, Client: lib})
 				if given {
 					retry, _ := variants.ParseRetry("exp:1ms-20ms")
-					p.TTL, p.TTLGiven, p.Retry = 3*time.Second, true, retry
+					p.TTL, p.Retry = 3*time.Second, retry
 				}
 				rec := runPlan(t, p)
 				for _, c := range rec.Cells {

@@ -349,7 +349,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	}
 	newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
 		return variants.New(variant, variants.Config{
-			Conn: counted, Conns: all, Prefix: prefix, TTL: p.TTL, TTLGiven: p.TTLGiven, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
+			Conn: counted, Conns: all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
 			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note, WaitStrict: p.WaitStrict,
 		})
 	}
@@ -407,7 +407,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 		return base
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Keys, cell.Limit = base.Variant, base.Client, base.Clients, base.Keys, base.Limit
-	cell.Settings = variants.Settings(variant, variants.Config{Conn: counted, Prefix: prefix, TTL: p.TTL, TTLGiven: p.TTLGiven,
+	cell.Settings = variants.Settings(variant, variants.Config{Conn: counted, Prefix: prefix, TTL: p.TTL,
 		Retry: p.Retry, AcquireTimeout: p.AcquireTimeout})
 	cell.Faults = append(events, out.FaultEvents...)
 	slices.SortFunc(cell.Faults, func(a, b faults.Event) int { return cmp.Compare(a.AtS, b.AtS) })

@@ -12,7 +12,8 @@
 // client through RueidisNative or GoRedisNative (Unwrap sees through
 // Counted), count the commands the library sends into the same counter,
 // keep the library's own lease time and retry unless the run sets them
-// (Config.TTLGiven, a zero Config.Retry), and say which in Info.Settings.
+// (Info.OwnTTL leaves a zero Config.TTL zero; a zero Config.Retry), and
+// say which in Info.Settings.
 //
 // A variant never reads flags and never prints; it reports what happened
 // through its return values and errors (ErrBusy, ErrTimeout, ErrLeaseLost).

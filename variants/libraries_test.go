@@ -46,7 +46,7 @@ func TestLibraryVariantsInfo(t *testing.T) {
 					t.Errorf("settings %q do not say %q", own, w)
 				}
 			}
-			cfg.TTL, cfg.TTLGiven = 3*time.Second, true
+			cfg.TTL = 3 * time.Second
 			cfg.Retry, _ = variants.ParseRetry("fixed:2ms")
 			given := variants.Settings(tc.name, cfg)
 			for _, w := range []string{"3s (--ttl)", "fixed:2ms (--retry)"} {
@@ -82,7 +82,7 @@ func TestLibraryTTL(t *testing.T) {
 				for _, given := range []bool{false, true} {
 					want, cfg := tc.ownTTL, variants.Config{}
 					if given {
-						want, cfg.TTL, cfg.TTLGiven = 3*time.Second, 3*time.Second, true
+						want, cfg.TTL = 3*time.Second, 3*time.Second
 					}
 					lease := h.acquire(t, h.lock(t, cfg), "res")
 					pttl, _ := h.do(t, "PTTL", h.prefix+tc.key).(int64)

@@ -68,17 +68,16 @@ type Config struct {
 	// Prefix starts every key the variant creates, for example
 	// "lockbench:<run-id>:". Required: keys outside it are never touched.
 	Prefix string
-	// TTL is the lease time of variants that expire. Default 10s.
+	// TTL is the lease time of variants that expire. Default DefaultTTL;
+	// a variant with Info.OwnTTL (one wrapping a lock library) keeps the
+	// library's own lease time instead, and sees TTL zero.
 	TTL time.Duration
-	// TTLGiven says that the run chose TTL (--ttl) rather than leaving it
-	// at its default: variants wrapping a lock library keep the library's
-	// own lease time unless it is set. Default false.
-	TTLGiven bool
 	// Retry is the policy of a blocking acquire. Default: the variant's own
 	// (Info.DefaultRetry); it stays zero for a variant that keeps its
 	// library's own retry (DefaultRetry "").
 	Retry RetryPolicy
-	// AcquireTimeout bounds one blocking acquire. Default 10s.
+	// AcquireTimeout bounds one blocking acquire. Default
+	// DefaultAcquireTimeout.
 	AcquireTimeout time.Duration
 	// Limit is the number of holders a semaphore admits. Default 1.
 	Limit int
@@ -100,6 +99,12 @@ type Config struct {
 	// too few replicas acknowledged. Default false: it is only counted.
 	WaitStrict bool
 }
+
+// The defaults of Config.
+const (
+	DefaultTTL            = 10 * time.Second
+	DefaultAcquireTimeout = 10 * time.Second
+)
 
 // The named steps of the variants, for Config.AtStep.
 const (
@@ -123,7 +128,10 @@ func (c Config) withDefaults(info Info) (Config, error) {
 		return c, errors.New("variants: config has no key prefix")
 	}
 	if c.TTL <= 0 {
-		c.TTL = 10 * time.Second
+		c.TTL = 0
+		if !info.OwnTTL {
+			c.TTL = DefaultTTL
+		}
 	}
 	if c.Retry.IsZero() && info.DefaultRetry != "" {
 		r, err := ParseRetry(info.DefaultRetry)
@@ -133,7 +141,7 @@ func (c Config) withDefaults(info Info) (Config, error) {
 		c.Retry = r
 	}
 	if c.AcquireTimeout <= 0 {
-		c.AcquireTimeout = 10 * time.Second
+		c.AcquireTimeout = DefaultAcquireTimeout
 	}
 	if c.Limit <= 0 {
 		c.Limit = 1

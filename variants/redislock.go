@@ -20,6 +20,7 @@ func init() {
 			"(redislock has no default). Each try is reported",
 		Claims:   Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
 		Clients:  []string{LibGoRedis}, // it takes a go-redis Scripter, which rueidis does not provide
+		OwnTTL:   true,                 // none: lockbench's default, said so in Settings
 		Settings: redislockSettings,
 	}, newRedislock)
 }
@@ -31,10 +32,10 @@ func redislockSettings(cfg Config) string {
 	} else {
 		given = append(given, givenRetry(cfg))
 	}
-	if cfg.TTLGiven {
+	if cfg.TTL > 0 {
 		given = append(given, fmt.Sprintf("ttl %v (--ttl)", cfg.TTL))
 	} else {
-		given = append(given, fmt.Sprintf("ttl %v (lockbench's default: redislock has none)", cfg.TTL))
+		given = append(given, fmt.Sprintf("ttl %v (lockbench's default: redislock has none)", DefaultTTL))
 	}
 	return settingsLine("redislock", own, given)
 }
@@ -51,6 +52,9 @@ func newRedislock(cfg Config) (Lock, error) {
 	client, err := nativeGoRedis("redislock", cfg.Conn)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.TTL == 0 {
+		cfg.TTL = DefaultTTL // redislock has no default
 	}
 	return &redislockLock{base: newBase(cfg), client: redislock.New(client)}, nil
 }

@@ -35,13 +35,14 @@ func init() {
 			"each try is reported, one that met a Redis error as busy unless it was the last",
 		Claims:   Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true, SurvivesFailover: true},
 		Shapes:   []Shape{ShapeSingle, ShapeCluster, ShapeIndependent},
+		OwnTTL:   true,
 		Settings: redsyncSettings,
 	}, newRedsync)
 }
 
 func redsyncSettings(cfg Config) string {
 	var own, given []string
-	if cfg.TTLGiven {
+	if cfg.TTL > 0 {
 		given = append(given, fmt.Sprintf("expiry %v (--ttl)", cfg.TTL))
 	} else {
 		own = append(own, fmt.Sprintf("expiry %v", redsyncExpiry))
@@ -136,7 +137,7 @@ func (l *redsyncLock) Acquire(ctx context.Context, name string) (Lease, error) {
 		return min(d, wait)
 	}
 	opts := []redsync.Option{redsync.WithTries(tries), redsync.WithRetryDelayFunc(delay)}
-	if l.cfg.TTLGiven {
+	if l.cfg.TTL > 0 {
 		opts = append(opts, redsync.WithExpiry(l.cfg.TTL))
 	}
 	m := l.rs.NewMutex(l.key(name), opts...)

@@ -67,6 +67,10 @@ type Info struct {
 	// ParseRetry's syntax. "" for a variant that wraps a lock library:
 	// the library's own retry is kept (Config.Retry stays zero).
 	DefaultRetry string `json:"default_retry"`
+	// OwnTTL says that the variant chooses its lease time when the run
+	// sets none: a lock library's own (for redislock, which has none,
+	// DefaultTTL). Config.TTL then stays zero.
+	OwnTTL bool `json:"own_ttl,omitempty"`
 	// Steps are the named points inside the variant's operations where
 	// Config.AtStep is called.
 	Steps []Step `json:"steps,omitempty"`

@@ -31,13 +31,14 @@ func init() {
 			"the tries: one outcome is reported per acquire (with --retry, each try)",
 		Claims:   Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true, Renewal: true},
 		Clients:  []string{LibRueidis},
+		OwnTTL:   true,
 		Settings: rueidislockSettings,
 	}, newRueidislock)
 }
 
 func rueidislockSettings(cfg Config) string {
 	var own, given []string
-	if cfg.TTLGiven {
+	if cfg.TTL > 0 {
 		given = append(given, fmt.Sprintf("key validity %v (--ttl), extended every %v", cfg.TTL, cfg.TTL/2))
 	} else {
 		own = append(own, fmt.Sprintf("key validity %v, extended every %v", rueidislockValidity, rueidislockValidity/2))
@@ -85,7 +86,7 @@ func newRueidislock(cfg Config) (Lock, error) {
 			return countRueidis(c, commands), nil
 		},
 	}
-	if cfg.TTLGiven {
+	if cfg.TTL > 0 {
 		lopt.KeyValidity = cfg.TTL
 	}
 	locker, err := rueidislock.NewLocker(lopt)

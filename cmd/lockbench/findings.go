@@ -32,11 +32,10 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if len(*only) > 0 && !slices.Contains(*only, s.Name) {
 			continue
 		}
-		_, p, _, err := parseRun(s.Args(), io.Discard)
+		p, err := buildPlan(&s, plan.Overrides{})
 		if err != nil {
-			return fmt.Errorf("scenario %s: %w", s.Name, err)
+			return err
 		}
-		p.Scenario = s.Name
 		fmt.Fprintf(stderr, "lockbench: findings: %s (%s)\n", s.Name, strings.Join(s.Variants, ", "))
 		rec, err := runner.Run(ctx, p, runner.Options{})
 		if err != nil {

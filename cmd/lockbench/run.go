@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -14,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
@@ -23,10 +21,9 @@ import (
 	"github.com/lockbench/lockbench/workloads"
 )
 
-// defaultVariants are the single-instance locks and the negative control.
-var defaultVariants = []string{"none", "simple", "setnx-expire", "set-nx-ex", "get-del", "lua-release", "watchdog"}
-
-// runOptions are the flags of lockbench run.
+// runOptions are the flags of lockbench run. Their defaults are the
+// plan's (plan.Default*), shown by --help; a flag not given leaves its
+// setting to the scenario, else to that default.
 type runOptions struct {
 	variants       []string
 	clients        []int
@@ -48,6 +45,7 @@ type runOptions struct {
 	faults         []string
 	scenario       string
 	checks         []string
+	thresholds     []results.Threshold // of checks
 	repeat         int
 	format         string
 	out            string
@@ -64,10 +62,6 @@ type runOptions struct {
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	args, err := withScenario(args)
-	if err != nil {
-		return err
-	}
 	o, p, help, err := parseRun(args, stderr)
 	if help || err != nil {
 		return err
@@ -160,31 +154,31 @@ func (o runOptions) sharding(p plan.Plan) (*workloads.Shard, error) {
 
 // register defines the flags of a run on fs.
 func (o *runOptions) register(fs *pflag.FlagSet) {
-	fs.StringSliceVar(&o.variants, "variants", defaultVariants, "variants to run, comma-separated (see lockbench variants)")
-	fs.IntSliceVar(&o.clients, "clients", []int{16}, "concurrent clients; a comma list runs each count")
-	fs.StringVar(&o.client, "client", clients.Names[0], "client library: "+strings.Join(clients.Names, " or "))
+	fs.StringSliceVar(&o.variants, "variants", plan.DefaultVariants, "variants to run, comma-separated (see lockbench variants)")
+	fs.IntSliceVar(&o.clients, "clients", plan.DefaultClients, "concurrent clients; a comma list runs each count")
+	fs.StringVar(&o.client, "client", plan.DefaultClient, "client library: "+strings.Join(clients.Names, " or "))
 	o.topology.register(fs)
 	fs.StringVar(&o.scenario, "scenario", "", "a named scenario (see lockbench scenarios) or a scenario file.yaml; flags given as well override it")
-	fs.IntVar(&o.keys, "keys", 1, "distinct lock names clients pick from uniformly; 1 is maximum contention")
-	fs.StringVar(&o.hold, "hold", "1ms", "time in the critical section: a duration or distribution (2ms, exp:2ms, uniform:1ms-5ms, normal:10ms,2ms)")
-	fs.StringVar(&o.think, "think", "0", "pause after each release, as --hold")
-	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time per cell (0 with --ops: until the ops are done)")
+	fs.IntVar(&o.keys, "keys", plan.DefaultKeys, "distinct lock names clients pick from uniformly; 1 is maximum contention")
+	fs.StringVar(&o.hold, "hold", plan.DefaultHold, "time in the critical section: a duration or distribution (2ms, exp:2ms, uniform:1ms-5ms, normal:10ms,2ms)")
+	fs.StringVar(&o.think, "think", plan.DefaultThink, "pause after each release, as --hold")
+	fs.DurationVar(&o.duration, "duration", plan.DefaultDuration, "measured time per cell (0 with --ops: until the ops are done)")
 	fs.Int64Var(&o.ops, "ops", 0, "stop each cell after this many measured acquisitions (0: by --duration)")
-	fs.DurationVar(&o.warmup, "warmup", time.Second, "warm-up per cell, recorded apart and left out of the table")
-	fs.DurationVar(&o.ttl, "ttl", 10*time.Second, "lease time of expiring locks")
+	fs.DurationVar(&o.warmup, "warmup", plan.DefaultWarmup, "warm-up per cell, recorded apart and left out of the table")
+	fs.DurationVar(&o.ttl, "ttl", variants.DefaultTTL, "lease time of expiring locks")
 	fs.StringVar(&o.retry, "retry", "", "retry policy of a blocking acquire: none, spin, fixed:10ms, exp:1ms-100ms (default: each variant's own)")
-	fs.DurationVar(&o.acquireTimeout, "acquire-timeout", 10*time.Second, "give up a blocking acquire after this long")
+	fs.DurationVar(&o.acquireTimeout, "acquire-timeout", plan.DefaultAcquireTimeout, "give up a blocking acquire after this long")
 	fs.StringVar(&o.rate, "rate", "", "open loop: acquisitions offered per second across all clients (5000, poisson:5000); --clients caps how many are in progress")
 	fs.StringVar(&o.stages, "stages", "", "open loop: ramp the rate linearly, DURATION:RATE,... (10s:1000,20s:5000,10s:0); replaces --duration")
-	fs.StringVar(&o.fence, "fence", plan.FenceCount, "a write to the protected resource with a fencing token lower than one it has seen: count (as stale) or reject (refused, Kleppmann's fencing)")
+	fs.StringVar(&o.fence, "fence", plan.DefaultFence, "a write to the protected resource with a fencing token lower than one it has seen: count (as stale) or reject (refused, Kleppmann's fencing)")
 	fs.BoolVar(&o.waitStrict, "wait-strict", false, "wait-replicas: release and retry an acquisition too few replicas acknowledged (default: count it)")
 	fs.BoolVar(&o.destructive, "allow-destructive", false, "let a pause fault (with for=) act on a server lockbench did not start: CLIENT PAUSE, which every client of that server waits out; nothing else is ever allowed there")
-	fs.IntVar(&o.limit, "limit", 1, "permits of a semaphore (holders admitted at once); 1 for locks")
-	fs.StringVar(&o.clockSkew, "clock-skew", "0", "per-client clock offsets: a fixed +200ms, or uniform:-500ms..500ms")
+	fs.IntVar(&o.limit, "limit", plan.DefaultLimit, "permits of a semaphore (holders admitted at once); 1 for locks")
+	fs.StringVar(&o.clockSkew, "clock-skew", plan.DefaultClockSkew, "per-client clock offsets: a fixed +200ms, or uniform:-500ms..500ms")
 	fs.StringArrayVar(&o.faults, "fault", nil, "a fault beside each cell's measured phase, on a topology lockbench starts: "+
 		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1' (repeatable)")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock at a point of each cell: +2s@5s (repeatable)")
-	fs.IntVar(&o.repeat, "repeat", 1, "run every cell this many times (interleaved, fresh keys); the table shows medians and spread, the record keeps every repetition")
+	fs.IntVar(&o.repeat, "repeat", plan.DefaultRepeat, "run every cell this many times (interleaved, fresh keys); the table shows medians and spread, the record keeps every repetition")
 	fs.StringVar(&o.format, "format", "table", "output: "+strings.Join(results.Formats, ", "))
 	fs.StringArrayVar(&o.checks, "check", nil, "a threshold every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
 	fs.StringVar(&o.out, "out", "", "record file (default "+results.DefaultDir+"/<run-id>.json)")
@@ -193,139 +187,110 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.hlog, "hlog", "", "also write each cell's acquire latency as an HdrHistogram interval log (1 s intervals, µs: HistogramLogProcessor -outputValueUnitRatio 1) into this directory")
 }
 
-// plan checks the flags and turns them into a plan; changed says which
-// flags were given. Every error names its flag and what it accepts.
-func (o runOptions) plan(changed func(flag string) bool) (plan.Plan, error) {
-	durationSet := changed("duration")
-	for _, v := range o.variants {
-		if _, err := variants.Lookup(v); err != nil {
-			return plan.Plan{}, usagef("--variants: %w", err)
-		}
-	}
-	if len(o.variants) == 0 {
-		return plan.Plan{}, usagef("--variants: give at least one (known: %s)", strings.Join(variants.Names(), ", "))
-	}
-	for _, n := range o.clients {
-		if n < 1 {
-			return plan.Plan{}, usagef("--clients: each count must be at least 1 (got %d)", n)
-		}
-	}
-	if err := clients.Check(o.client); err != nil {
-		return plan.Plan{}, usagef("--client: %w", err)
-	}
-	if err := results.CheckFormat(o.format); err != nil {
-		return plan.Plan{}, usagef("--format: %w", err)
-	}
-	if o.keys < 1 {
-		return plan.Plan{}, usagef("--keys: must be at least 1 (got %d)", o.keys)
-	}
-	hold, err := workloads.ParseDistribution(o.hold)
-	if err != nil {
-		return plan.Plan{}, usagef("--hold: %w", err)
-	}
-	think, err := workloads.ParseDistribution(o.think)
-	if err != nil {
-		return plan.Plan{}, usagef("--think: %w", err)
-	}
-	duration := o.duration
-	if o.ops > 0 && !durationSet {
-		duration = 0
-	}
-	for _, d := range []struct {
-		flag     string
-		v        time.Duration
-		positive bool
-	}{{"--duration", duration, o.ops == 0}, {"--warmup", o.warmup, false}, {"--ttl", o.ttl, true}, {"--acquire-timeout", o.acquireTimeout, true}} {
-		if d.v < 0 || (d.positive && d.v == 0) {
-			return plan.Plan{}, usagef("%s: must be a positive duration such as 10s or 500ms (got %v)", d.flag, d.v)
-		}
-	}
-	if o.ops < 0 {
-		return plan.Plan{}, usagef("--ops: must be 0 (run by --duration) or more (got %d)", o.ops)
-	}
-	var retry variants.RetryPolicy
-	if o.retry != "" {
-		if retry, err = variants.ParseRetry(o.retry); err != nil {
-			return plan.Plan{}, usagef("--retry: %w", err)
-		}
-	}
-	var rate float64
-	var arrivals string
-	if o.rate != "" {
-		if rate, arrivals, err = workloads.ParseRate(o.rate); err != nil {
-			return plan.Plan{}, usagef("--rate: %w", err)
-		}
-	}
-	var stages []workloads.Stage
-	if o.stages != "" {
-		if stages, err = workloads.ParseStages(o.stages); err != nil {
-			return plan.Plan{}, usagef("--stages: %w", err)
-		}
-		if durationSet {
-			return plan.Plan{}, usagef("--duration: --stages set the measured time (their total); give one or the other")
-		}
-		duration = workloads.StagesDuration(stages)
-	}
-	if (rate > 0 || stages != nil) && o.ops > 0 {
-		return plan.Plan{}, usagef("--ops: an open loop (--rate, --stages) runs for a time, not a number of ops; drop --ops")
-	}
-	if o.limit < 1 {
-		return plan.Plan{}, usagef("--limit: must be at least 1 (got %d)", o.limit)
-	}
-	if o.repeat < 1 {
-		return plan.Plan{}, usagef("--repeat: must be at least 1 (got %d)", o.repeat)
-	}
-	for _, c := range o.checks {
-		if _, err := results.ParseThreshold(c); err != nil {
-			return plan.Plan{}, usagef("--check: %w", err)
-		}
-	}
-	var schedule []faults.Fault
-	for _, spec := range o.faults {
-		f, err := faults.Parse(spec)
-		if err != nil {
-			return plan.Plan{}, usagef("--fault: %w", err)
-		}
-		schedule = append(schedule, f)
-	}
-	var clocks workloads.Clocks
-	if clocks.Skew, err = workloads.ParseSkew(o.clockSkew); err != nil {
-		return plan.Plan{}, usagef("--clock-skew: %w", err)
-	}
-	for _, j := range o.clockJumps {
-		jump, err := workloads.ParseJump(j)
-		if err != nil {
-			return plan.Plan{}, usagef("--clock-jump: %w", err)
-		}
-		clocks.Jumps = append(clocks.Jumps, jump)
-	}
-	topo, err := o.topology.spec()
+// plan checks the flags and builds their plan, over the scenario of
+// --scenario if any; changed says which flags were given. Every error
+// names its flag and what it accepts.
+func (o *runOptions) plan(changed func(flag string) bool) (plan.Plan, error) {
+	s, ov, err := o.settings(changed)
 	if err != nil {
 		return plan.Plan{}, err
 	}
-	p := plan.Plan{
-		Variants: o.variants,
-		Clients:  o.clients,
-		Client:   o.client,
-		Topology: topo,
-		Workload: workloads.Spec{Keys: o.keys, Hold: hold, Think: think, Duration: duration, Ops: o.ops, Warmup: o.warmup, Clocks: clocks,
-			Rate: rate, Arrivals: arrivals, Stages: stages},
-		TTL: o.ttl, TTLGiven: changed("ttl"), AcquireTimeout: o.acquireTimeout, Retry: retry, Limit: o.limit, Faults: schedule, Scenario: o.scenario,
-		Repeat: o.repeat, Fence: o.fence, WaitStrict: o.waitStrict, AllowDestructive: o.destructive,
-	}.WithDefaults()
-	if err := p.Validate(); err != nil {
-		flag := "--variants"
-		switch {
-		case errors.Is(err, plan.ErrNeedsSemaphore):
-			flag = "--limit"
-		case errors.Is(err, faults.ErrBadFault):
-			flag = "--fault"
-		case errors.Is(err, plan.ErrClient):
-			flag = "--client"
-		case errors.Is(err, plan.ErrFence):
-			flag = "--fence"
+	return buildPlan(s, ov)
+}
+
+// settings parses the flags: the scenario of --scenario (nil without
+// one), the overrides of the flags given, and run's own --format and
+// --check.
+func (o *runOptions) settings(changed func(flag string) bool) (s *plan.Scenario, ov plan.Overrides, err error) {
+	if err := results.CheckFormat(o.format); err != nil {
+		return nil, ov, usagef("--format: %w", err)
+	}
+	if o.thresholds, err = parseChecks(o.checks); err != nil {
+		return nil, ov, err
+	}
+	if o.scenario != "" {
+		found, err := plan.LookupScenario(o.scenario)
+		if err != nil {
+			return nil, ov, usagef("--scenario: %w", err)
 		}
-		return plan.Plan{}, usagef("%s: %w", flag, err)
+		s = &found
+	}
+	ov, err = o.overrides(changed)
+	return s, ov, err
+}
+
+// overrides are the plan's settings among the flags given.
+func (o *runOptions) overrides(changed func(flag string) bool) (plan.Overrides, error) {
+	topology, err := o.topology.override(changed)
+	if err != nil {
+		return plan.Overrides{}, err
+	}
+	ov := plan.Overrides{
+		Variants:       givenList(changed, "variants", o.variants),
+		Clients:        givenList(changed, "clients", o.clients),
+		Topology:       topology,
+		Keys:           given(changed, "keys", o.keys),
+		Hold:           given(changed, "hold", o.hold),
+		Think:          given(changed, "think", o.think),
+		Duration:       given(changed, "duration", o.duration),
+		Warmup:         given(changed, "warmup", o.warmup),
+		TTL:            given(changed, "ttl", o.ttl),
+		AcquireTimeout: given(changed, "acquire-timeout", o.acquireTimeout),
+		Retry:          given(changed, "retry", o.retry),
+		Limit:          given(changed, "limit", o.limit),
+		Repeat:         given(changed, "repeat", o.repeat),
+		ClockSkew:      given(changed, "clock-skew", o.clockSkew),
+		ClockJumps:     givenList(changed, "clock-jump", o.clockJumps),
+		Faults:         givenList(changed, "fault", o.faults),
+		Fence:          given(changed, "fence", o.fence),
+
+		Ops: o.ops, Rate: o.rate, Stages: o.stages, WaitStrict: o.waitStrict, AllowDestructive: o.destructive,
+	}
+	if changed("client") {
+		ov.Client = o.client
+	}
+	return ov, nil
+}
+
+// parseChecks parses the thresholds of --check.
+func parseChecks(checks []string) ([]results.Threshold, error) {
+	var thresholds []results.Threshold
+	for _, c := range checks {
+		t, err := results.ParseThreshold(c)
+		if err != nil {
+			return nil, usagef("--check: %w", err)
+		}
+		thresholds = append(thresholds, t)
+	}
+	return thresholds, nil
+}
+
+// given returns the flag's value when it was given, else nil.
+func given[T any](changed func(flag string) bool, flag string, value T) *T {
+	if !changed(flag) {
+		return nil
+	}
+	return &value
+}
+
+// givenList returns the flag's list when it was given, empty or not, else
+// nil.
+func givenList[T any](changed func(flag string) bool, flag string, list []T) []T {
+	if !changed(flag) {
+		return nil
+	}
+	if list == nil {
+		return []T{}
+	}
+	return list
+}
+
+// buildPlan builds the plan of a scenario and overrides; its errors are
+// bad input.
+func buildPlan(s *plan.Scenario, ov plan.Overrides) (plan.Plan, error) {
+	p, err := plan.Build(s, ov)
+	if err != nil {
+		return plan.Plan{}, usageError{err}
 	}
 	return p, nil
 }
@@ -391,16 +356,11 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		// Not wrapped: the run failed (exit 3), its input was fine.
 		return fmt.Errorf("run failed: %s; what was measured is saved in %s", rec.Failure, out)
 	}
-	var thresholds []results.Threshold
-	for _, c := range o.checks {
-		t, _ := results.ParseThreshold(c) // checked with the flags
-		thresholds = append(thresholds, t)
-	}
-	if failed := results.Evaluate(rec, thresholds); len(failed) > 0 {
+	if failed := results.Evaluate(rec, o.thresholds); len(failed) > 0 {
 		for _, f := range failed {
 			fmt.Fprintln(stderr, "lockbench: check failed: "+f.String())
 		}
-		return fmt.Errorf("%w: %d of %d checks failed", errThresholds, len(failed), len(thresholds)*len(rec.Cells))
+		return fmt.Errorf("%w: %d of %d checks failed", errThresholds, len(failed), len(o.thresholds)*len(rec.Cells))
 	}
 	return nil
 }
@@ -432,28 +392,4 @@ func describeNodes(nodes []topologies.Node) string {
 		parts = append(parts, n.Name+"="+n.Endpoint.String())
 	}
 	return strings.Join(parts, " ")
-}
-
-// withScenario puts the flags of the scenario named by --scenario, if any,
-// before args, so that the flags the user gave win.
-func withScenario(args []string) ([]string, error) {
-	for i, a := range args {
-		name, found := strings.CutPrefix(a, "--scenario=")
-		if a == "--scenario" && i+1 < len(args) {
-			name, found = args[i+1], true
-		}
-		if !found {
-			continue
-		}
-		s, err := plan.LookupScenario(name)
-		if err != nil {
-			return nil, usagef("--scenario: %w", err)
-		}
-		// Checked alone first, so that an error of the scenario names it.
-		if _, _, _, err := parseRun(s.Args(), io.Discard); err != nil {
-			return nil, usagef("--scenario %s: %w", name, err)
-		}
-		return append(s.Args(), args...), nil
-	}
-	return args, nil
 }

@@ -17,11 +17,7 @@ func TestScenariosParse(t *testing.T) {
 		if s.Tests == "" || s.Source == "" || s.Predicts == "" || len(s.Variants) == 0 {
 			t.Errorf("%s: tests, source, predicts and variants must all be said", s.Name)
 		}
-		args, err := withScenario([]string{"--scenario", s.Name})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, p, _, err := parseRun(args, io.Discard); err != nil || p.Scenario != s.Name {
+		if _, p, _, err := parseRun([]string{"--scenario", s.Name}, io.Discard); err != nil || p.Scenario != s.Name {
 			t.Errorf("%s: %v (plan scenario %q)", s.Name, err, p.Scenario)
 		}
 	}
@@ -35,11 +31,7 @@ func TestScenarioFile(t *testing.T) {
 	if err := os.WriteFile(good, []byte("name: mine\nvariants: [lua-release]\nclients: [3]\nttl: 2s\nfaults: ['at=100ms holder-crash']\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args, err := withScenario([]string{"--scenario", good, "--ttl", "5s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, p, _, err := parseRun(args, io.Discard)
+	_, p, _, err := parseRun([]string{"--scenario", good, "--ttl", "5s"}, io.Discard)
 	if err != nil || p.Clients[0] != 3 || p.TTL.String() != "5s" || len(p.Faults) != 1 {
 		t.Errorf("plan %+v, %v; want 3 clients, the flag's 5s TTL, one fault", p, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,17 +22,19 @@ type soakOptions struct {
 	targets  []string      // existing servers; default none: a local redis-server of its own
 }
 
-// soakWorkload is the mixed workload soak runs round-robin: the run flags
-// of short plans, each with soakCommon.
-var soakWorkload = [][]string{
-	{"--variants", "lua-release,watchdog", "--clients", "16", "--keys", "1"},
-	{"--variants", "notify,set-nx-ex", "--clients", "32", "--keys", "16"},
-	{"--variants", "sem-fair", "--limit", "4", "--clients", "8", "--keys", "1"},
-	{"--variants", "redsync", "--clients", "24", "--keys", "16"},
+// soakWorkload is the mixed workload soak runs round-robin: short plans,
+// each with soakCommon.
+var soakWorkload = []plan.Overrides{
+	{Variants: []string{"lua-release", "watchdog"}, Clients: []int{16}, Keys: new(1)},
+	{Variants: []string{"notify", "set-nx-ex"}, Clients: []int{32}, Keys: new(16)},
+	{Variants: []string{"sem-fair"}, Limit: new(4), Clients: []int{8}, Keys: new(1)},
+	{Variants: []string{"redsync"}, Clients: []int{24}, Keys: new(16)},
 }
 
-// soakCommon are the run flags every plan of the soak shares.
-var soakCommon = []string{"--hold", "exp:1ms", "--duration", "1s", "--warmup", "0"}
+// soakCommon sets what every plan of the soak shares.
+func soakCommon(o *plan.Overrides) {
+	o.Hold, o.Duration, o.Warmup = new("exp:1ms"), new(time.Second), new(time.Duration(0))
+}
 
 // soakSample is one measurement of the process between two runs.
 type soakSample struct {
@@ -149,17 +150,15 @@ func (o soakOptions) soak(ctx context.Context, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// soakPlans builds the plans of soakWorkload against targets through run's
-// own flags.
+// soakPlans builds the plans of soakWorkload against targets, whose
+// password comes from $LOCKBENCH_PASSWORD as for run.
 func soakPlans(targets []string) ([]plan.Plan, error) {
 	plans := make([]plan.Plan, len(soakWorkload))
-	for i, flags := range soakWorkload {
-		args := slices.Concat(flags, soakCommon)
-		for _, t := range targets {
-			args = append(args, "--target", t)
-		}
+	for i, o := range soakWorkload {
+		soakCommon(&o)
+		o.Topology = &topologies.Spec{Targets: targets, Password: os.Getenv(topologies.PasswordEnv)}
 		var err error
-		if _, plans[i], _, err = parseRun(args, io.Discard); err != nil {
+		if plans[i], err = buildPlan(nil, o); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 )
@@ -32,10 +33,6 @@ type sweepOptions struct {
 // runSweep steps clients or offered rate upward per variant, fits the
 // scalability model and plans shards.
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	args, err := withScenario(args)
-	if err != nil {
-		return err
-	}
 	fs := newFlagSet("sweep", stderr)
 	var o runOptions
 	var so sweepOptions
@@ -51,15 +48,6 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
-	if !fs.Changed("clients") {
-		o.clients = sweepClients
-		if len(so.rates) > 0 {
-			o.clients = []int{sweepRateCap}
-		}
-	}
-	if !fs.Changed("duration") && !fs.Changed("ops") {
-		o.duration = sweepDuration
-	}
 	for _, refused := range []struct{ flag, instead string }{
 		{"repeat", "a sweep runs each step once"}, {"check", "give the thresholds with --slo"},
 		{"rate", "give the steps with --rates"}, {"stages", "give the steps with --rates"},
@@ -68,11 +56,16 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("--%s: not for sweep: %s", refused.flag, refused.instead)
 		}
 	}
-	opts, err := so.options(o.clients)
+	s, ov, err := o.settings(fs.Changed)
 	if err != nil {
 		return err
 	}
-	p, err := o.plan(fs.Changed)
+	sweepDefaults(&ov, s, len(so.rates) > 0)
+	p, err := buildPlan(s, ov)
+	if err != nil {
+		return err
+	}
+	opts, err := so.options(p.Clients)
 	if err != nil {
 		return err
 	}
@@ -114,6 +107,25 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errInterrupted
 	}
 	return nil
+}
+
+// sweepDefaults gives ov the sweep's own client steps (sweeping rates:
+// its cap on clients) and duration where neither the flags nor the
+// scenario s set them.
+func sweepDefaults(ov *plan.Overrides, s *plan.Scenario, rates bool) {
+	var scenario plan.Scenario
+	if s != nil {
+		scenario = *s
+	}
+	if ov.Clients == nil && len(scenario.Clients) == 0 {
+		ov.Clients = sweepClients
+		if rates {
+			ov.Clients = []int{sweepRateCap}
+		}
+	}
+	if ov.Duration == nil && ov.Ops == 0 && scenario.Duration == "" {
+		ov.Duration = new(sweepDuration)
+	}
 }
 
 // options checks sweep's flags and turns them into the runner's options.

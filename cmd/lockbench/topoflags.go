@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -35,6 +36,18 @@ func (t *topologyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.tlsCA, "tls-ca", "", "PEM file of the CA that signed the servers' certificates (turns TLS on for --cluster and --sentinel)")
 	fs.BoolVar(&t.tlsInsecure, "tls-insecure", false, "TLS without checking certificates")
 	fs.StringVar(&t.passwordFile, "password-file", "", "a file whose first line is the servers' password (default $"+topologies.PasswordEnv+"); a password is never taken from a flag value")
+}
+
+// override checks the flags and returns their resolved spec when one of
+// them says where Redis is (--topology, --target, --cluster, --sentinel);
+// nil when none does, which leaves the topology to the scenario, else the
+// default.
+func (t *topologyFlags) override(changed func(flag string) bool) (*topologies.Spec, error) {
+	spec, err := t.spec()
+	if err != nil || !slices.ContainsFunc([]string{"topology", "target", "cluster", "sentinel"}, changed) {
+		return nil, err
+	}
+	return &spec, nil
 }
 
 // spec checks the flags and returns the resolved spec; errors name the
