@@ -26,13 +26,13 @@ func ExampleFitUSL() {
 	// peak 9038 acquisitions/s at 30.8 clients
 }
 
-func ExamplePlanShards() {
-	plan, err := capacity.PlanShards(100000, 60, 0.7)
+func ExamplePlanNodes() {
+	plan, err := capacity.PlanNodes(100000, 60, 0.7)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%d shards of %.0f acquisitions/s each\n", plan.Shards, plan.PerShard)
+	fmt.Printf("%d Redis nodes of %.0f acquisitions/s each\n", plan.Nodes, plan.PerNode)
 	// Output:
-	// 9 shards of 11667 acquisitions/s each
+	// 9 Redis nodes of 11667 acquisitions/s each
 }

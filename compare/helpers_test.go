@@ -4,9 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 // cellFigures are the figures of one synthetic repetition.
@@ -51,14 +49,10 @@ func figures(p99 float64, throughputs ...float64) []cellFigures {
 // a run's.
 func record(t *testing.T, runID string, hold string, cells ...[]results.Cell) *results.Record {
 	t.Helper()
-	d, err := workloads.ParseDistribution(hold)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rec := &results.Record{
 		Schema: results.SchemaVersion, Tool: "lockbench", RunID: runID,
 		Started:  time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
-		Config:   plan.Plan{Client: "rueidis", TTL: 10 * time.Second, Workload: workloads.Spec{Keys: 1, Hold: d}},
+		Config:   results.Config{Client: "rueidis", TTL: 10 * time.Second, Workload: results.Workload{Keys: 1, Hold: hold}},
 		Topology: results.TopologyInfo{Name: "local:single", ServerVersion: "7.0.15", Representative: true},
 	}
 	for rep := 0; ; rep++ {

@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/results"
 )
 
 // Chart size in points: wide enough for a laptop screen, scaled down by
@@ -92,7 +92,7 @@ func svg(p *plot.Plot, width, height vg.Length) (template.HTML, error) {
 
 // faultMarks draws the fault events of a cell as vertical lines with a
 // label at the top of the plotting area.
-type faultMarks struct{ events []faults.Event }
+type faultMarks struct{ events []results.Event }
 
 var faultColor = color.RGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0xff}
 

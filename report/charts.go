@@ -11,7 +11,6 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/results"
 )
@@ -100,10 +99,10 @@ func spectrumChart(cells []*results.Cell) (template.HTML, error) {
 
 // seriesChart draws one figure of every cell's per-second series, with
 // the cells' fault events.
-func seriesChart(title, y string, cells []*results.Cell, value func(s metrics.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
+func seriesChart(title, y string, cells []*results.Cell, value func(s results.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
 	p := newPlot(title, "seconds into the measured phase", y)
 	var lines []line
-	var events []faults.Event
+	var events []results.Event
 	for i, c := range cells {
 		var xys plotter.XYs
 		for _, s := range c.Series {
@@ -127,8 +126,8 @@ func seriesChart(title, y string, cells []*results.Cell, value func(s metrics.Se
 
 // dedupEvents keeps one of the events the cells share (the same action on
 // the same node within a tenth of a second), sorted by time.
-func dedupEvents(events []faults.Event) []faults.Event {
-	slices.SortStableFunc(events, func(a, b faults.Event) int {
+func dedupEvents(events []results.Event) []results.Event {
+	slices.SortStableFunc(events, func(a, b results.Event) int {
 		switch {
 		case a.AtS < b.AtS:
 			return -1
@@ -137,9 +136,9 @@ func dedupEvents(events []faults.Event) []faults.Event {
 		}
 		return 0
 	})
-	var out []faults.Event
+	var out []results.Event
 	for _, e := range events {
-		if slices.ContainsFunc(out, func(o faults.Event) bool {
+		if slices.ContainsFunc(out, func(o results.Event) bool {
 			return o.Action == e.Action && o.Node == e.Node && math.Abs(o.AtS-e.AtS) < 0.1
 		}) {
 			continue

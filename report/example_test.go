@@ -9,6 +9,7 @@ import (
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/report"
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -20,7 +21,7 @@ func ExampleWrite() {
 	for i := range 1000 {
 		recorder.Acquired(start.Add(time.Duration(i)*time.Millisecond), time.Duration(i+1)*time.Microsecond, time.Duration(i+1)*time.Microsecond)
 	}
-	cell, err := results.NewCell(workloads.Outcome{
+	cell, err := runner.NewCell(workloads.Outcome{
 		Measured: metrics.Merge([]*metrics.Recorder{recorder}, []int64{600, 400}),
 		Warmup:   metrics.Merge(nil, nil),
 		Handoff:  metrics.NewOracle(1, 1).Handoff(),

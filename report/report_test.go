@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/capacity"
-	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/report"
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -49,7 +49,7 @@ func cell(t *testing.T, variant string, clients int, openLoop bool) results.Cell
 	if openLoop {
 		out.Offered = 3000
 	}
-	c, err := results.NewCell(out, metrics.OracleReport{Overlaps: 2, LostUpdates: 1, CriticalSections: 3000})
+	c, err := runner.NewCell(out, metrics.OracleReport{Overlaps: 2, LostUpdates: 1, CriticalSections: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestReportOpenLoopDrawsRaw(t *testing.T) {
 
 func TestReportFaults(t *testing.T) {
 	c := cell(t, "lua-release", 4, false)
-	c.Faults = []faults.Event{{AtS: 1, Action: "pause", Node: "master"}, {AtS: 1.3, Action: "resume", Node: "master"},
+	c.Faults = []results.Event{{AtS: 1, Action: "pause", Node: "master"}, {AtS: 1.3, Action: "resume", Node: "master"},
 		{AtS: 1.02, Action: "pause", Node: "master"}} // the same event seen by another cell
 	d := cell(t, "set-nx-ex", 4, false)
 	d.Faults = c.Faults[:1]

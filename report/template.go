@@ -3,11 +3,11 @@ package report
 import (
 	"html/template"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/results"
 )
 
 // secondT is one second of a cell's series.
-type secondT = metrics.Second
+type secondT = results.Second
 
 // style is the page's only stylesheet: inline, system fonts, nothing
 // fetched.

@@ -7,19 +7,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockbench/lockbench/metrics"
-	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
-	"github.com/lockbench/lockbench/workloads"
 )
 
-// fencedRecord is sampleRecord's cell run twice as the fenced variant, with
-// stale writes 3 and 4 and rejected writes 5 and 6.
+// fencedRecord is sampleRecord's cell run twice as the fenced variant
+// (which hands out fencing tokens), with stale writes 3 and 4 and
+// rejected writes 5 and 6.
 func fencedRecord(t *testing.T) *results.Record {
 	t.Helper()
 	rec := sampleRecord(t)
 	base := rec.Cells[0]
-	base.Variant = "fenced"
+	base.Variant, base.Fencing = "fenced", true
 	rec.Cells = nil
 	for i := range 2 {
 		c := base
@@ -29,17 +27,6 @@ func fencedRecord(t *testing.T) *results.Record {
 	}
 	rec.Config.Repeat = 2
 	return rec
-}
-
-func TestNewCellFenceCounts(t *testing.T) {
-	out := workloads.Outcome{Measured: metrics.Merge(nil, nil), Warmup: metrics.Merge(nil, nil), Handoff: metrics.NewOracle(1, 1).Handoff()}
-	c, err := results.NewCell(out, metrics.OracleReport{StaleWrites: 7, RejectedWrites: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Violations.StaleWrites != 7 || c.Violations.RejectedWrites != 9 {
-		t.Errorf("violations %+v; want 7 stale and 9 rejected writes from the oracle", c.Violations)
-	}
 }
 
 // Repetitions total their fence counts, as merged shards sum them.
@@ -99,7 +86,7 @@ func TestFenceColumns(t *testing.T) {
 	}
 
 	rec := fencedRecord(t)
-	rec.Config.Fence = plan.FenceReject
+	rec.Config.Fence = results.FenceReject
 	out := render(rec, "table")
 	for _, want := range []string{"stale wr", "rejected wr", "fence reject"} {
 		if !strings.Contains(out, want) {

@@ -10,11 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/lockbench/lockbench/faults"
-	"github.com/lockbench/lockbench/metrics"
-	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 // FuzzParseThreshold checks that ParseThreshold either fails with a
@@ -67,34 +62,26 @@ func FuzzParseThreshold(f *testing.F) {
 
 // fuzzRecord is a small record as a run writes it.
 func fuzzRecord(f *testing.F) []byte {
-	hold, err := workloads.ParseDistribution("exp:2ms")
-	if err != nil {
-		f.Fatal(err)
-	}
-	fault, err := faults.Parse("at=1s holder-pause for=500ms")
-	if err != nil {
-		f.Fatal(err)
-	}
 	started := time.Date(2026, 11, 30, 11, 41, 16, 0, time.UTC)
 	rec := Record{
 		Schema: SchemaVersion, Tool: "lockbench", RunID: "20261130T114116-20dca4",
 		Started: started, Finished: started.Add(4 * time.Second),
 		Host: Host{Hostname: "ci", OS: "linux", Arch: "amd64", CPUs: 2, GoVersion: "go1.26.8"},
-		Config: plan.Plan{
+		Config: Config{
 			Variants: []string{"lua-release"}, Clients: []int{8},
-			Workload: workloads.Spec{Keys: 1, Hold: hold, Duration: 3 * time.Second, Warmup: 500 * time.Millisecond},
-			TTL:      10 * time.Second, AcquireTimeout: 10 * time.Second, Limit: 1, Repeat: 1, Fence: plan.FenceCount,
-			Faults: []faults.Fault{fault},
+			Workload: Workload{Keys: 1, Hold: "exp:2ms", Think: "0s", Duration: 3 * time.Second, Warmup: 500 * time.Millisecond},
+			TTL:      10 * time.Second, AcquireTimeout: 10 * time.Second, Limit: 1, Repeat: 1, Fence: FenceCount,
+			Faults: []Fault{{At: time.Second, Kind: "holder-pause", For: 500 * time.Millisecond}},
 		},
 		Topology: TopologyInfo{Name: "local", Mode: "single", StartupS: 0.01},
 		Cells: []Cell{{
 			Variant: "lua-release", Client: "rueidis", Topology: "local", Clients: 8, Keys: 1, Repetition: 1, Limit: 1,
 			ElapsedS: 3, Acquisitions: 3000, ThroughputPerS: 1000,
-			AcquireLatencyUS: metrics.Latency{P50: 120, P90: 300, P99: 900, P999: 1500, Max: 2000},
+			AcquireLatencyUS: Latency{P50: 120, P90: 300, P99: 900, P999: 1500, Max: 2000},
 			Attempts:         3100, FailedAttempts: 100, Commands: 9000, CommandsPerAcquisition: 3,
 			Counters:   map[string]int64{"unacked": 0},
 			Violations: Violations{CriticalSections: 3000, MaxOccupancy: 1, LongestUnavailableMS: 2.5},
-			Series:     []metrics.Second{{}},
+			Series:     []Second{{}},
 		}},
 	}
 	data, err := json.Marshal(rec)
@@ -105,10 +92,10 @@ func fuzzRecord(f *testing.F) []byte {
 }
 
 // FuzzDecode checks that Decode either fails with a one-line ErrBadRecord
-// or gives a lockbench record of this schema that encodes to JSON which
-// decodes again to the same JSON. Seeds: a small real record, cut short,
-// of another schema and tool, empty and not JSON, plus
-// testdata/fuzz/FuzzDecode/.
+// or gives a lockbench record of this schema (a schema-2 record
+// migrated) that encodes to JSON which decodes again to the same JSON.
+// Seeds: a small real record, cut short, of another schema and tool,
+// empty and not JSON, schema 2 with a sweep, plus testdata/fuzz/FuzzDecode/.
 func FuzzDecode(f *testing.F) {
 	valid := fuzzRecord(f)
 	f.Add(valid)
@@ -120,6 +107,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"schema":2,"tool":"lockbench","colour":"red"}`))
 	f.Add([]byte(`{"schema":2,"tool":"lockbench","config":{"workload":{"hold":"uniform:5ms-1ms"}}}`))
 	f.Add([]byte(`{"schema":2,"tool":"lockbench","config":{"workload":{"stages":["10s:1000"],"clocks":{"skew":"+200ms","jumps":["+2s@5s"]}},"retry":"exp:1ms-50ms"}}`))
+	f.Add([]byte(`{"schema":2,"tool":"lockbench","sweep":{"by":"clients","variants":[{"variant":"fenced","shards":{"per_shard":1e4,"shards":2}}]},"cells":[{"variant":"fenced"}]}`))
+	f.Add([]byte(`{"schema":2,"tool":"lockbench","sweep":{"variants":[{"shards":{},"nodes":{}}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const where = "fuzz.json"
 		rec, err := Decode(where, data)

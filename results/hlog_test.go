@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -59,7 +60,7 @@ func cellOf(t *testing.T, recs ...*metrics.Recorder) results.Cell {
 		Handoff:  metrics.NewOracle(1, 1).Handoff(),
 		Elapsed:  4 * time.Second,
 	}
-	cell, err := results.NewCell(out, metrics.OracleReport{})
+	cell, err := runner.NewCell(out, metrics.OracleReport{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestMergeSeriesHistograms(t *testing.T) {
 	a, b := cellOf(t, loadA.record()), cellOf(t, loadB.record())
 	together := cellOf(t, loadA.record(), loadB.record())
 	recA, recB := recordOf(a), recordOf(b)
-	seriesA := append([]metrics.Second(nil), a.Series...) // Merge must leave its inputs alone
+	seriesA := append([]results.Second(nil), a.Series...) // Merge must leave its inputs alone
 
 	merged, err := results.Merge([]*results.Record{recA, recB})
 	if err != nil {
@@ -195,7 +196,7 @@ func TestMergeSeriesHistograms(t *testing.T) {
 	}
 	for i, s := range got {
 		var want int64
-		for _, shard := range [][]metrics.Second{seriesA, b.Series} {
+		for _, shard := range [][]results.Second{seriesA, b.Series} {
 			if i < len(shard) {
 				want += shard[i].Acquisitions
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -134,98 +135,41 @@ func Merge(recs []*Record) (*Record, error) {
 	return &out, nil
 }
 
-// mergeCell adds b into a.
+// mergeCell adds b into a, field by field as cellMergeRules says.
 func mergeCell(a, b *Cell) error {
-	a.Interrupted = a.Interrupted || b.Interrupted
-	a.ElapsedS = max(a.ElapsedS, b.ElapsedS)
-	a.Acquisitions += b.Acquisitions
-	a.ThroughputPerS += b.ThroughputPerS
-	a.OfferedPerS += b.OfferedPerS
-	a.Dropped += b.Dropped
-	a.Attempts += b.Attempts
-	a.FailedAttempts += b.FailedAttempts
-	a.Timeouts += b.Timeouts
-	a.Errors += b.Errors
-	a.Commands += b.Commands
-	for name, n := range b.Counters {
-		if a.Counters == nil {
-			a.Counters = map[string]int64{}
-		}
-		a.Counters[name] += n
-	}
-	if a.Acquisitions > 0 {
-		a.CommandsPerAcquisition = float64(a.Commands) / float64(a.Acquisitions)
-	}
-	a.Fairness.Clients += b.Fairness.Clients
-	a.Fairness.MinPerClient = min(a.Fairness.MinPerClient, b.Fairness.MinPerClient)
-	a.Fairness.MaxPerClient = max(a.Fairness.MaxPerClient, b.Fairness.MaxPerClient)
-	a.Fairness.Jain = min(a.Fairness.Jain, b.Fairness.Jain)
-	// The shards' clients are distinct: their counts follow each other.
-	a.Fairness.PerClient = append(slices.Clone(a.Fairness.PerClient), b.Fairness.PerClient...)
-	if len(a.Fairness.PerClient) == a.Fairness.Clients {
-		a.Fairness = metrics.FairnessOf(a.Fairness.PerClient) // every count known: exact
-	}
-	// What the clients saw adds up; what the oracle saw adds up too, unless
-	// every shard read it from one witness.
-	v, w := &a.Violations, b.Violations
-	v.LeaseLost += w.LeaseLost
-	v.StaleReleases += w.StaleReleases
-	v.Crashed += w.Crashed
-	witnessed, takeB, err := mergeWitness(a, b)
+	w, err := mergeWitness(a, b)
 	if err != nil {
 		return err
 	}
-	if !witnessed {
-		v.Overlaps += w.Overlaps
-		v.MaxOccupancy = max(v.MaxOccupancy, w.MaxOccupancy)
-		v.TimeOverLimitMS += w.TimeOverLimitMS
-		v.LostUpdates += w.LostUpdates
-		v.CriticalSections += w.CriticalSections
-		v.Abandoned += w.Abandoned
-		v.StaleWrites += w.StaleWrites
-		v.RejectedWrites += w.RejectedWrites
-		v.LongestUnavailableMS = max(v.LongestUnavailableMS, w.LongestUnavailableMS)
+	mergeFields(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem(), "", w)
+	if a.Acquisitions > 0 {
+		a.CommandsPerAcquisition = float64(a.Commands) / float64(a.Acquisitions)
 	}
-	a.Warmup.Acquisitions += b.Warmup.Acquisitions
-	a.Warmup.Errors += b.Warmup.Errors
-	a.Warmup.Timeouts += b.Warmup.Timeouts
-	a.Faults = append(a.Faults, b.Faults...)
+	if len(a.Fairness.PerClient) == a.Fairness.Clients {
+		a.Fairness = FairnessOf(a.Fairness.PerClient) // every count known: exact
+	}
 	if a.Server != nil && b.Server != nil {
-		cost := a.Server.ServerCost
-		cost.ByCommand = maps.Clone(cost.ByCommand) // not the input's
-		if cost.ByCommand == nil {
-			cost.ByCommand = map[string]int64{}
-		}
-		cost.Commands += b.Server.Commands
-		cost.CPUSeconds += b.Server.CPUSeconds
-		cost.Housekeeping += b.Server.Housekeeping
-		for name, n := range b.Server.ByCommand {
-			cost.ByCommand[name] += n
-		}
-		a.Server = NewServerCost(cost, a.Acquisitions)
+		cost := *a.Server // not the input's
+		mergeFields(reflect.ValueOf(&cost).Elem(), reflect.ValueOf(b.Server).Elem(), "Server.", w)
+		cost.Relate(a.Acquisitions)
+		a.Server = &cost
 	} else {
-		a.Server = nil // one shard without: the sum would be short
+		a.Server = nil // one cell without: the sum would be short
 	}
-	for i, s := range b.Series {
+	for i := range b.Series {
 		if i == len(a.Series) {
-			a.Series = append(a.Series, metrics.Second{T: i})
+			a.Series = append(a.Series, Second{T: i})
 		}
-		t := &a.Series[i]
-		if err := mergeSecond(t, &s); err != nil {
+		t, s := &a.Series[i], &b.Series[i]
+		if err := mergeSecond(t, s); err != nil {
 			return fmt.Errorf("results: merge %s second %d: %w", a.Variant, i, err)
 		}
-		switch {
-		case !witnessed:
-			t.Overlaps += s.Overlaps
-			t.Holders += s.Holders
-		case takeB:
-			t.Overlaps, t.Holders = s.Overlaps, s.Holders
-		}
+		mergeFields(reflect.ValueOf(t).Elem(), reflect.ValueOf(s).Elem(), "Series.", w)
 	}
 	for _, h := range []struct {
 		into *string
 		from string
-		lat  *metrics.Latency
+		lat  *Latency
 	}{
 		{&a.Histograms.Acquire, b.Histograms.Acquire, &a.AcquireLatencyUS},
 		{&a.Histograms.AcquireRaw, b.Histograms.AcquireRaw, &a.AcquireLatencyRawUS},
@@ -241,25 +185,20 @@ func mergeCell(a, b *Cell) error {
 		if err != nil {
 			return err
 		}
-		*h.into, *h.lat = encoded, metrics.Quantiles(merged)
+		*h.into, *h.lat = encoded, LatencyOf(merged)
 	}
 	return nil
 }
 
-// mergeSecond adds second s into t, but for the oracle's overlaps and
-// holders, which mergeCell sees to. Their acquire histograms merge exactly
-// and give the second's p50 and p99. A second with acquisitions but no
+// mergeSecond merges the acquire latencies of second s into t (its
+// counts are mergeFields'). Their acquire histograms merge exactly and
+// give the second's p50 and p99. A second with acquisitions but no
 // histogram (a record from before they were kept) makes the merged one
 // unknown: its histogram is dropped and its p50 and p99 are the larger of
 // the two, an approximation.
-func mergeSecond(t, s *metrics.Second) error {
-	known := func(s *metrics.Second) bool { return s.AcquireHistogram != "" || s.Acquisitions == 0 }
+func mergeSecond(t, s *Second) error {
+	known := func(s *Second) bool { return s.AcquireHistogram != "" || s.Acquisitions == 0 }
 	exact := known(t) && known(s)
-	t.Acquisitions += s.Acquisitions
-	t.FailedAttempts += s.FailedAttempts
-	t.Errors += s.Errors
-	t.Timeouts += s.Timeouts
-	t.Dropped += s.Dropped
 	switch {
 	case !exact:
 		t.AcquireHistogram = ""

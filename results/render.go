@@ -14,9 +14,6 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
-
-	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/variants"
 )
 
 // Formats lists what Render writes.
@@ -65,11 +62,9 @@ func anyCell(f func(c *Cell) bool) func(rec *Record) bool {
 var (
 	openLoop   = anyCell(func(c *Cell) bool { return c.OfferedPerS > 0 })
 	serverCost = anyCell(func(c *Cell) bool { return c.Server != nil })
-	// fencing: a cell of a variant with fencing tokens, or a fence count
-	// (from a record of a variant not registered here).
+	// fencing: a cell of a variant with fencing tokens, or a fence count.
 	fencing = anyCell(func(c *Cell) bool {
-		info, err := variants.Lookup(c.Variant)
-		return (err == nil && info.Claims.Fencing) || c.Violations.StaleWrites > 0 || c.Violations.RejectedWrites > 0
+		return c.Fencing || c.Violations.StaleWrites > 0 || c.Violations.RejectedWrites > 0
 	})
 )
 
@@ -223,18 +218,22 @@ func renderTable(w io.Writer, rec *Record, markdown bool) error {
 // and what makes its figures less than they seem.
 func Notes(rec *Record) []string {
 	w := rec.Config.Workload
-	line := fmt.Sprintf("run %s · %s %s · client %s · hold %s · think %s · keys %d · ttl %v",
-		rec.RunID, rec.Topology.Name, rec.Topology.ServerVersion, rec.Config.Client, w.Hold, w.Think, w.Keys, rec.Config.TTL)
+	ttl := "default"
+	if rec.Config.TTL > 0 {
+		ttl = rec.Config.TTL.String()
+	}
+	line := fmt.Sprintf("run %s · %s %s · client %s · hold %s · think %s · keys %d · ttl %s",
+		rec.RunID, rec.Topology.Name, rec.Topology.ServerVersion, rec.Config.Client, orZero(w.Hold), orZero(w.Think), w.Keys, ttl)
 	if rec.Config.Limit > 1 {
 		line += fmt.Sprintf(" · limit %d", rec.Config.Limit)
 	}
-	if rec.Config.Fence == plan.FenceReject {
+	if rec.Config.Fence == FenceReject {
 		line += " · fence reject"
 	}
 	if !w.Clocks.IsZero() {
-		line += " · clock skew " + w.Clocks.Skew.String()
+		line += " · clock skew " + orZero(w.Clocks.Skew)
 		for _, j := range w.Clocks.Jumps {
-			line += ", jump " + j.String()
+			line += ", jump " + j
 		}
 	}
 	for _, f := range rec.Config.Faults {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/metrics"
-	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -49,7 +49,7 @@ func goldenCell(t *testing.T, variant string, clients int, n, k int, offered int
 		Offered:  offered,
 	}
 	out.Measured.Commands = int64(3 * n)
-	c, err := results.NewCell(out, oracle)
+	c, err := runner.NewCell(out, oracle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +61,6 @@ func goldenCell(t *testing.T, variant string, clients int, n, k int, offered int
 // repeated, one cell an open loop, one with violations, one failed.
 func goldenRecord(t *testing.T) *results.Record {
 	t.Helper()
-	hold, err := workloads.ParseDistribution("exp:1ms")
-	if err != nil {
-		t.Fatal(err)
-	}
 	lua := goldenCell(t, "lua-release", 8, 2000, 300, 0, metrics.OracleReport{CriticalSections: 2000})
 	none1 := goldenCell(t, "none", 8, 3000, 50, 0, metrics.OracleReport{Overlaps: 12, MaxOccupancy: 3, LostUpdates: 4, CriticalSections: 3000})
 	none2 := goldenCell(t, "none", 8, 2800, 60, 0, metrics.OracleReport{Overlaps: 9, MaxOccupancy: 2, LostUpdates: 1, CriticalSections: 2800})
@@ -76,7 +72,7 @@ func goldenRecord(t *testing.T) *results.Record {
 	open2.Repetition = 2
 	failed := results.Cell{Variant: "redlock", Client: "rueidis", Topology: "local:single", Clients: 8, Keys: 1, Limit: 1, Repetition: 1, Error: "no independent nodes"}
 	return &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: "20261130T120000-golden",
-		Config:   plan.Plan{Client: "rueidis", Workload: workloads.Spec{Keys: 1, Hold: hold}, TTL: 10 * time.Second, Repeat: 2},
+		Config:   results.Config{Client: "rueidis", Workload: results.Workload{Keys: 1, Hold: "exp:1ms", Think: "0s"}, TTL: 10 * time.Second, Repeat: 2},
 		Topology: results.TopologyInfo{Name: "local:single", ServerVersion: "7.0.15", Representative: true},
 		Cells:    []results.Cell{lua, none1, open, failed, lua2, none2, open2}}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -39,27 +40,13 @@ func sampleRecord(t *testing.T) *results.Record {
 		Elapsed:  2 * time.Second,
 	}
 	out.Measured.Commands = 3000
-	cell, err := results.NewCell(out, metrics.OracleReport{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
+	cell, err := runner.NewCell(out, metrics.OracleReport{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Topology = "lua-release", "rueidis", 16, "local"
 	return &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: "test-run",
 		Topology: results.TopologyInfo{Name: "local:single", Representative: true}, Cells: []results.Cell{cell}}
-}
-
-func TestNewCellFigures(t *testing.T) {
-	c := sampleRecord(t).Cells[0]
-	if c.ThroughputPerS != 500 || c.CommandsPerAcquisition != 3 {
-		t.Errorf("throughput %v/s, %v cmds/acq; want 500 and 3", c.ThroughputPerS, c.CommandsPerAcquisition)
-	}
-	if p := c.AcquireLatencyUS.P50; p < 495 || p > 505 {
-		t.Errorf("p50 %v µs, want about 500", p)
-	}
-	h, err := metrics.DecodeHistogram(c.Histograms.Acquire)
-	if err != nil || h.TotalCount() != 1000 {
-		t.Fatalf("histogram round trip: %v, count %d", err, h.TotalCount())
-	}
 }
 
 func TestSaveLoadRoundTrip(t *testing.T) {

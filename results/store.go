@@ -71,10 +71,26 @@ func Load(path string) (*Record, error) {
 }
 
 // Decode decodes a record read from where (a file, a witness) and checks
-// its schema version.
+// its tool and schema version: a record of this version is read as it is,
+// one of an older version Decode knows (see migrations) is migrated to
+// this one; any other is refused.
 func Decode(where string, data []byte) (*Record, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%s: %w: the file is empty", where, ErrBadRecord)
+	}
+	var head recordHead
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&head); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", where, ErrBadRecord, err)
+	}
+	migrate, known := migrations[head.Schema]
+	if head.Tool != "lockbench" || (head.Schema != SchemaVersion && !known) {
+		return nil, fmt.Errorf("%s: %w: tool %q schema %d (this lockbench reads schema %s)", where, ErrBadRecord, head.Tool, head.Schema, readable)
+	}
+	if known {
+		var err error
+		if data, err = migrate(data); err != nil {
+			return nil, fmt.Errorf("%s: %w: schema %d: %w", where, ErrBadRecord, head.Schema, err)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -83,7 +99,14 @@ func Decode(where string, data []byte) (*Record, error) {
 		return nil, fmt.Errorf("%s: %w: %w", where, ErrBadRecord, err)
 	}
 	if rec.Tool != "lockbench" || rec.Schema != SchemaVersion {
-		return nil, fmt.Errorf("%s: %w: tool %q schema %d (this lockbench reads schema %d)", where, ErrBadRecord, rec.Tool, rec.Schema, SchemaVersion)
+		return nil, fmt.Errorf("%s: %w: tool %q schema %d (this lockbench reads schema %s)", where, ErrBadRecord, rec.Tool, rec.Schema, readable)
 	}
 	return &rec, nil
+}
+
+// recordHead is what Decode reads first: which tool wrote the record, in
+// which version.
+type recordHead struct {
+	Schema int    `json:"schema"`
+	Tool   string `json:"tool"`
 }

@@ -25,7 +25,7 @@ type Sweep struct {
 	// MinGain is the throughput gain over the best step so far below which
 	// a step counts as not rising.
 	MinGain float64 `json:"min_gain"`
-	// TargetRate and MaxUtilization are the shard plan's inputs (0: none).
+	// TargetRate and MaxUtilization are the node plan's inputs (0: none).
 	TargetRate     float64        `json:"target_rate,omitempty"`
 	MaxUtilization float64        `json:"max_utilization,omitempty"`
 	Variants       []SweepVariant `json:"variants"`
@@ -45,12 +45,40 @@ type SweepVariant struct {
 	Knee int `json:"knee"`
 	// USL is the scalability model fitted to the points of a clients
 	// sweep; FitError says why there is none.
-	USL      *capacity.USL `json:"usl,omitempty"`
-	FitError string        `json:"fit_error,omitempty"`
-	// Shards is the shard plan for TargetRate from the Redis CPU per
-	// acquisition at Best; ShardsError says why there is none.
-	Shards      *capacity.Plan `json:"shards,omitempty"`
-	ShardsError string         `json:"shards_error,omitempty"`
+	USL      *USL   `json:"usl,omitempty"`
+	FitError string `json:"fit_error,omitempty"`
+	// Nodes is the plan of Redis nodes (masters) for TargetRate from the
+	// Redis CPU per acquisition at Best; NodesError says why there is none.
+	Nodes      *NodePlan `json:"nodes,omitempty"`
+	NodesError string    `json:"nodes_error,omitempty"`
+}
+
+// USL is Gunther's Universal Scalability Law fitted to a clients sweep:
+// X(N) = λN / (1 + σ(N−1) + κN(N−1)) (see capacity.USL).
+type USL struct {
+	Lambda float64 `json:"lambda"` // throughput of one client, /s
+	Sigma  float64 `json:"sigma"`  // contention (serial fraction)
+	Kappa  float64 `json:"kappa"`  // coherency (crosstalk)
+	R2     float64 `json:"r2"`     // coefficient of determination of the fit
+	Points int     `json:"points"` // number of points fitted
+}
+
+// Throughput is the model's throughput at concurrency n.
+func (u USL) Throughput(n float64) float64 { return capacity.USL(u).Throughput(n) }
+
+// Peak is the concurrency where the model's throughput peaks, and that
+// throughput (see capacity.USL.Peak).
+func (u USL) Peak() (n, x float64) { return capacity.USL(u).Peak() }
+
+// NodePlan is how many Redis nodes (masters: one main thread each) a
+// target acquisition rate needs (see capacity.PlanNodes).
+type NodePlan struct {
+	TargetRate      float64 `json:"target_rate"`            // acquisitions/s wanted
+	CPUMicrosPerAcq float64 `json:"cpu_us_per_acquisition"` // measured Redis CPU per acquisition, µs
+	MaxUtilization  float64 `json:"max_utilization"`        // planned busy fraction of a Redis core
+	PerNode         float64 `json:"per_node"`               // acquisitions/s one node serves at MaxUtilization
+	Nodes           int     `json:"nodes"`                  // nodes needed, at least 1
+	Assumption      string  `json:"assumption"`             // the assumptions, in one sentence
 }
 
 // SweepPoint is one step of a sweep, taken from its cell.
@@ -86,7 +114,7 @@ func NewSweepPoint(c *Cell, slo []Threshold) SweepPoint {
 }
 
 // Analyze fills in the best step, the knee, the USL fit (clients sweeps)
-// and the shard plan from v's points.
+// and the node plan from v's points.
 func (v *SweepVariant) Analyze(by string, minGain, targetRate, maxUtilization float64) {
 	v.Best = -1
 	var (
@@ -114,25 +142,27 @@ func (v *SweepVariant) Analyze(by string, minGain, targetRate, maxUtilization fl
 		if u, err := capacity.FitUSL(measured); err != nil {
 			v.FitError = err.Error()
 		} else {
-			v.USL = &u
+			fit := USL(u)
+			v.USL = &fit
 		}
 	}
 	if targetRate <= 0 {
 		return
 	}
 	if v.Best < 0 {
-		v.ShardsError = "no step met the SLO"
+		v.NodesError = "no step met the SLO"
 		return
 	}
-	plan, err := capacity.PlanShards(targetRate, v.Points[v.Best].CPUMicrosPerAcquisition, maxUtilization)
+	plan, err := capacity.PlanNodes(targetRate, v.Points[v.Best].CPUMicrosPerAcquisition, maxUtilization)
 	if err != nil {
-		v.ShardsError = err.Error()
+		v.NodesError = err.Error()
 		if v.Points[v.Best].CPUMicrosPerAcquisition == 0 {
-			v.ShardsError = "the servers did not report their CPU time"
+			v.NodesError = "the servers did not report their CPU time"
 		}
 		return
 	}
-	v.Shards = &plan
+	nodes := NodePlan(plan)
+	v.Nodes = &nodes
 }
 
 // RenderSweep writes a sweep's steps per variant and what they imply, as a
@@ -254,12 +284,12 @@ func sweepLines(s *Sweep, v *SweepVariant) []string {
 		lines = append(lines, "no USL fit: "+v.FitError)
 	}
 	switch {
-	case v.Shards != nil:
-		p := v.Shards
-		lines = append(lines, fmt.Sprintf("%s acq/s need %d shard(s): %.1f µs Redis CPU per acquisition → %s acq/s per shard at %.0f%% CPU. %s",
-			formatRate(p.TargetRate), p.Shards, p.CPUMicrosPerAcq, formatRate(p.PerShard), 100*p.MaxUtilization, p.Assumption))
-	case v.ShardsError != "":
-		lines = append(lines, "no shard plan: "+v.ShardsError)
+	case v.Nodes != nil:
+		p := v.Nodes
+		lines = append(lines, fmt.Sprintf("%s acq/s need %d Redis node(s) (masters): %.1f µs Redis CPU per acquisition → %s acq/s per node at %.0f%% CPU. %s",
+			formatRate(p.TargetRate), p.Nodes, p.CPUMicrosPerAcq, formatRate(p.PerNode), 100*p.MaxUtilization, p.Assumption))
+	case v.NodesError != "":
+		lines = append(lines, "no node plan: "+v.NodesError)
 	}
 	return lines
 }

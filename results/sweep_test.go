@@ -29,8 +29,8 @@ func TestSweepAnalyzeAndRender(t *testing.T) {
 	if v.USL == nil || v.USL.Sigma < 0.0475 || v.USL.Sigma > 0.0525 {
 		t.Errorf("fit %+v (%s), want σ about 0.05", v.USL, v.FitError)
 	}
-	if v.Shards == nil || v.Shards.Shards != 10 { // 0.5 × 1e6 / 25 = 20,000 per shard
-		t.Errorf("shard plan %+v (%s), want 10 shards", v.Shards, v.ShardsError)
+	if v.Nodes == nil || v.Nodes.Nodes != 10 { // 0.5 × 1e6 / 25 = 20,000 per node
+		t.Errorf("node plan %+v (%s), want 10 nodes", v.Nodes, v.NodesError)
 	}
 	rec := sampleRecord(t)
 	rec.Sweep = &results.Sweep{By: "clients", SLO: []string{"acquire.p99<5ms"}, MinGain: 0.05, TargetRate: 200000, MaxUtilization: 0.5,
@@ -40,7 +40,7 @@ func TestSweepAnalyzeAndRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"### lua-release", "ok (best)", "broken: acquire.p99<5ms (got 6.40ms)",
-		"knee at 16 clients", "σ=0.0500", "200000 acq/s need 10 shard(s)", "Assumes"} {
+		"knee at 16 clients", "σ=0.0500", "200000 acq/s need 10 Redis node(s)", "Assumes"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("sweep report lacks %q:\n%s", want, b.String())
 		}
@@ -50,7 +50,7 @@ func TestSweepAnalyzeAndRender(t *testing.T) {
 func TestSweepWithoutGoodStep(t *testing.T) {
 	v := results.SweepVariant{Points: []results.SweepPoint{{Clients: 1, ThroughputPerS: 10, Failed: []string{"x"}}}}
 	v.Analyze("clients", 0.05, 1000, 0.7)
-	if v.Best != -1 || v.Shards != nil || v.ShardsError == "" || v.USL != nil || v.FitError == "" {
+	if v.Best != -1 || v.Nodes != nil || v.NodesError == "" || v.USL != nil || v.FitError == "" {
 		t.Errorf("%+v: want no best step, no plan, no fit, and why", v)
 	}
 }

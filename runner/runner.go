@@ -89,7 +89,7 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	}
 	rec := &results.Record{
 		Schema: results.SchemaVersion, Tool: "lockbench", RunID: opts.RunID,
-		Started: time.Now().UTC(), Host: results.ThisHost(), Config: p, Shard: opts.Shard,
+		Started: time.Now().UTC(), Host: results.ThisHost(), Config: configOf(p), Shard: shardOf(opts.Shard),
 	}
 	share := func(spec workloads.Spec) workloads.Spec { return spec }
 	if opts.Shard != nil {
@@ -128,10 +128,9 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 			return nil, err
 		}
 	}
-	rec.Config.Topology = p.Topology.Redacted()
 	rec.Config.Topology.Name = s.topo.Name()
 	rec.Topology = results.TopologyInfo{Name: s.topo.Name(), Mode: string(s.topo.Access().Mode),
-		Nodes: s.topo.Nodes(), Representative: s.topo.Representative(),
+		Nodes: nodesOf(s.topo.Nodes()), Representative: s.topo.Representative(),
 		ServerVersion: serverVersion(ctx, s.conns[0]), StartupS: s.startup.Seconds()}
 	if opts.OnTopology != nil {
 		opts.OnTopology(s.topo, s.startup)
@@ -400,24 +399,25 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	}
 	out.Measured.Commands = counted.Commands() - atMeasure
 	report, witnessed := oracle.final(ctx)
-	cell, err := results.NewCell(out, report)
+	cell, err := NewCell(out, report)
 	cell.Witness = witnessed
 	if err != nil {
 		base.Error = err.Error()
 		return base
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Keys, cell.Limit = base.Variant, base.Client, base.Clients, base.Keys, base.Limit
+	cell.Fencing = fencing(variant)
 	cell.Settings = variants.Settings(variant, variants.Config{Conn: counted, Prefix: prefix, TTL: p.TTL,
 		Retry: p.Retry, AcquireTimeout: p.AcquireTimeout})
-	cell.Faults = append(events, out.FaultEvents...)
-	slices.SortFunc(cell.Faults, func(a, b faults.Event) int { return cmp.Compare(a.AtS, b.AtS) })
+	cell.Faults = eventsOf(append(events, out.FaultEvents...))
+	slices.SortFunc(cell.Faults, func(a, b results.Event) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server.
 	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
 		select {
 		case <-snapped:
 			if statsErr == nil {
 				if after, err := snapshot(); err == nil {
-					cell.Server = results.NewServerCost(metrics.Cost(before, after), cell.Acquisitions)
+					cell.Server = newServerCost(metrics.Cost(before, after), cell.Acquisitions)
 				}
 			}
 		case <-time.After(snapshotTimeout + time.Second): // the measured phase never started

@@ -76,7 +76,7 @@ func TestSkewedClocksBreakBasicSemaphore(t *testing.T) {
 	if locked := cellOf(t, rec, "sem-locked"); locked.Violations.Overlaps != 0 {
 		t.Errorf("sem-locked with clocks ±2s apart: %d overlaps", locked.Violations.Overlaps)
 	}
-	if rec.Config.Workload.Clocks.Skew != skew {
+	if rec.Config.Workload.Clocks.Skew != skew.String() {
 		t.Errorf("the record does not state the skew: %+v", rec.Config.Workload.Clocks)
 	}
 }

@@ -24,8 +24,8 @@ type SweepOptions struct {
 	// sweep stops. Defaults 0.05 and 2.
 	MinGain  float64
 	Patience int
-	// TargetRate, when positive, asks for a shard plan at MaxUtilization
-	// (default 0.7) of a Redis core per shard.
+	// TargetRate, when positive, asks for a plan of Redis nodes at
+	// MaxUtilization (default 0.7) of a Redis core per node.
 	TargetRate, MaxUtilization float64
 	// OnStep, when set, is called before each step.
 	OnStep func(variant string, step int, label string)
@@ -87,7 +87,7 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*res
 				first := *rec
 				out = &first
 				out.Cells = nil
-				out.Config = p
+				out.Config = configOf(p)
 				out.Config.Topology = rec.Config.Topology
 			}
 			out.Cells = append(out.Cells, rec.Cells...)

@@ -71,13 +71,13 @@ func TestSweepClients(t *testing.T) {
 	if v.Best < 0 || v.USL == nil || v.USL.Lambda <= 0 {
 		t.Errorf("best %d, fit %+v (%s); want a best step and a fit", v.Best, v.USL, v.FitError)
 	}
-	if v.Shards == nil || v.Shards.Shards < 1 || v.Shards.CPUMicrosPerAcq != v.Points[v.Best].CPUMicrosPerAcquisition {
-		t.Errorf("shard plan %+v (%s), want one from the best step's CPU per acquisition", v.Shards, v.ShardsError)
+	if v.Nodes == nil || v.Nodes.Nodes < 1 || v.Nodes.CPUMicrosPerAcq != v.Points[v.Best].CPUMicrosPerAcquisition {
+		t.Errorf("node plan %+v (%s), want one from the best step's CPU per acquisition", v.Nodes, v.NodesError)
 	}
 }
 
 // The first step that breaks the SLO is the last; no step within it means
-// no shard plan.
+// no node plan.
 func TestSweepStopsAtSLO(t *testing.T) {
 	rec, err := runner.Sweep(context.Background(), sweepPlan(t), runner.SweepOptions{
 		Clients: []int{1, 2, 4}, SLO: []results.Threshold{threshold(t, "throughput>=1000000000")}, TargetRate: 100000,
@@ -86,8 +86,8 @@ func TestSweepStopsAtSLO(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := rec.Sweep.Variants[0]
-	if len(v.Points) != 1 || !strings.Contains(v.Stop, "SLO broken at 1 clients") || v.Best != -1 || v.Shards != nil || v.ShardsError == "" {
-		t.Errorf("points %d, stop %q, best %d, shards %+v %q; want one broken step and no plan", len(v.Points), v.Stop, v.Best, v.Shards, v.ShardsError)
+	if len(v.Points) != 1 || !strings.Contains(v.Stop, "SLO broken at 1 clients") || v.Best != -1 || v.Nodes != nil || v.NodesError == "" {
+		t.Errorf("points %d, stop %q, best %d, nodes %+v %q; want one broken step and no plan", len(v.Points), v.Stop, v.Best, v.Nodes, v.NodesError)
 	}
 }
 

@@ -126,7 +126,7 @@ func checkRecordNodes(t *testing.T, rec *results.Record, n int) {
 		t.Errorf("record names %d nodes in mode %q; want %d independent", len(rec.Topology.Nodes), rec.Topology.Mode, n)
 	}
 	for _, node := range rec.Topology.Nodes {
-		if node.Role != topologies.RoleMaster || node.Endpoint.Addr == "" {
+		if node.Role != string(topologies.RoleMaster) || node.Endpoint.Addr == "" {
 			t.Errorf("node %+v", node)
 		}
 	}

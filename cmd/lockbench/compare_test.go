@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ import (
 func syntheticRecord(t *testing.T, name string, throughputs []float64, overlapsIn ...int) string {
 	t.Helper()
 	rec := &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: name,
-		Config:   plan.Plan{Repeat: len(throughputs)},
+		Config:   results.Config{Repeat: len(throughputs)},
 		Topology: results.TopologyInfo{Name: "local:single", Representative: true}}
 	for i, tp := range throughputs {
 		c := results.Cell{Variant: "lua-release", Client: "rueidis", Topology: "local:single", Clients: 8, Keys: 1, Limit: 1,
@@ -60,7 +61,7 @@ func TestCompareExitStatus(t *testing.T) {
 	truncated := writeFile(t, "truncated.json", string(good[:len(good)/2]))
 	notJSON := writeFile(t, "notjson.json", "lockbench was here\n")
 	empty := writeFile(t, "empty.json", "")
-	schema := writeFile(t, "schema.json", strings.Replace(string(good), `"schema": 2`, `"schema": 99`, 1))
+	schema := writeFile(t, "schema.json", strings.Replace(string(good), fmt.Sprintf(`"schema": %d`, results.SchemaVersion), `"schema": 99`, 1))
 	missing := filepath.Join(t.TempDir(), "missing.json")
 	other := strings.ReplaceAll(string(good), `"clients": 8`, `"clients": 16`)
 	otherClients := writeFile(t, "clients16.json", other)

@@ -46,7 +46,7 @@ func TestMerge(t *testing.T) {
 		ha, _ := metrics.DecodeHistogram(ca.Histograms.Acquire)
 		hb, _ := metrics.DecodeHistogram(cb.Histograms.Acquire)
 		ha.Merge(hb)
-		if want := metrics.Quantiles(ha); c.AcquireLatencyUS != want {
+		if want := results.Latency(metrics.Quantiles(ha)); c.AcquireLatencyUS != want {
 			t.Errorf("%s: merged percentiles %+v, want those of the merged histograms %+v", c.Variant, c.AcquireLatencyUS, want)
 		}
 	}

@@ -1,0 +1,174 @@
+package runner
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+// This file turns what a run measured, in the types of the packages that
+// measured it, into the record's own types (package results), which are
+// read without those packages.
+
+// configOf is the plan as the record echoes it, its topology's passwords
+// masked: field for field the plan's JSON.
+func configOf(p plan.Plan) results.Config {
+	topo := p.Topology.Redacted()
+	w := p.Workload
+	c := results.Config{
+		Variants: p.Variants, Clients: p.Clients, Client: p.Client,
+		Topology: results.TopologySpec{Name: topo.Name, Targets: topo.Targets, Cluster: topo.Cluster, Sentinels: topo.Sentinels,
+			MasterName: topo.MasterName, TLSCA: topo.TLSCA, TLSInsecure: topo.TLSInsecure},
+		Workload: results.Workload{Clients: w.Clients, Keys: w.Keys, KeyPerClient: w.KeyPerClient, Hold: w.Hold.String(), Think: w.Think.String(),
+			Duration: w.Duration, Ops: w.Ops, Warmup: w.Warmup, Rate: w.Rate, Arrivals: w.Arrivals},
+		TTL: p.TTL, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit,
+		Scenario: p.Scenario, Repeat: p.Repeat, Fence: p.Fence, WaitStrict: p.WaitStrict, AllowDestructive: p.AllowDestructive,
+	}
+	if !p.Retry.IsZero() {
+		c.Retry = p.Retry.String()
+	}
+	if !w.Clocks.IsZero() {
+		c.Workload.Clocks.Skew = w.Clocks.Skew.String()
+		for _, j := range w.Clocks.Jumps {
+			c.Workload.Clocks.Jumps = append(c.Workload.Clocks.Jumps, j.String())
+		}
+	}
+	for _, st := range w.Stages {
+		c.Workload.Stages = append(c.Workload.Stages, st.String())
+	}
+	for _, f := range p.Faults {
+		c.Faults = append(c.Faults, results.Fault{At: f.At, Kind: string(f.Kind), Node: f.Node, For: f.For, Delay: f.Delay,
+			Step: f.Step, Fraction: f.Fraction, Count: f.Count, Latency: f.Latency, Jitter: f.Jitter})
+	}
+	return c
+}
+
+// nodesOf are the topology's nodes as the record names them.
+func nodesOf(nodes []topologies.Node) []results.Node {
+	out := make([]results.Node, 0, len(nodes))
+	for _, n := range nodes {
+		out = append(out, results.Node{Name: n.Name, Role: string(n.Role),
+			Endpoint: results.Endpoint{Addr: n.Endpoint.Addr, Username: n.Endpoint.Username, DB: n.Endpoint.DB}})
+	}
+	return out
+}
+
+// shardOf is the record's shard of a sharded run; nil for none.
+func shardOf(s *workloads.Shard) *results.ShardInfo {
+	if s == nil {
+		return nil
+	}
+	return &results.ShardInfo{Index: s.Index, Count: s.Count}
+}
+
+// eventsOf are fault events as the record keeps them.
+func eventsOf(events []faults.Event) []results.Event {
+	var out []results.Event
+	for _, e := range events {
+		out = append(out, results.Event(e))
+	}
+	return out
+}
+
+// fencing reports whether variant hands out fencing tokens, so that the
+// record shows what the resource did with them.
+func fencing(variant string) bool {
+	info, err := variants.Lookup(variant)
+	return err == nil && info.Claims.Fencing
+}
+
+// NewCell summarizes one cell's outcome and oracle report as the record
+// keeps it: figures and quantiles, counts, and the measured phase's
+// histograms encoded. The cell's names (variant, client, clients ...),
+// its fault events and its server cost are left to the caller.
+func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, error) {
+	m := out.Measured
+	c := results.Cell{
+		ElapsedS:            out.Elapsed.Seconds(),
+		Acquisitions:        m.Acquisitions,
+		AcquireLatencyUS:    results.LatencyOf(m.Acquire),
+		AcquireLatencyRawUS: results.LatencyOf(m.AcquireRaw),
+		ReleaseLatencyUS:    results.LatencyOf(m.Release),
+		HoldTimeUS:          results.LatencyOf(m.Hold),
+		HandoffLatencyUS:    results.LatencyOf(out.Handoff),
+		Dropped:             m.Dropped,
+		Attempts:            m.Attempts,
+		FailedAttempts:      m.FailedAttempts,
+		Timeouts:            m.Timeouts,
+		Errors:              m.Errors,
+		Commands:            m.Commands,
+		Counters:            m.Notes,
+		Fairness:            results.Fairness(m.Fairness),
+		Interrupted:         out.Interrupted,
+		Violations: results.Violations{
+			Overlaps:             oracle.Overlaps,
+			MaxOccupancy:         oracle.MaxOccupancy,
+			TimeOverLimitMS:      float64(oracle.TimeOverLimit) / float64(time.Millisecond),
+			LostUpdates:          oracle.LostUpdates,
+			CriticalSections:     oracle.CriticalSections,
+			LeaseLost:            m.LeaseLost + out.Warmup.LeaseLost,
+			Abandoned:            oracle.Abandoned,
+			StaleReleases:        m.StaleReleases + out.Warmup.StaleReleases,
+			StaleWrites:          oracle.StaleWrites,
+			RejectedWrites:       oracle.RejectedWrites,
+			LongestUnavailableMS: float64(oracle.LongestUnavailable) / float64(time.Millisecond),
+			Crashed:              m.Crashed + out.Warmup.Crashed,
+		},
+		Warmup: results.Warmup{Acquisitions: out.Warmup.Acquisitions, Errors: out.Warmup.Errors, Timeouts: out.Warmup.Timeouts},
+	}
+	if m.Series != nil {
+		c.Series = make([]results.Second, len(m.Series))
+		for i, s := range m.Series {
+			c.Series[i] = results.Second(s)
+		}
+	}
+	if out.Offered > 0 {
+		c.LatenessUS = results.LatencyOf(m.Lateness)
+	}
+	if elapsed := out.Elapsed.Seconds(); elapsed > 0 {
+		c.ThroughputPerS = float64(m.Acquisitions) / elapsed
+		c.OfferedPerS = float64(out.Offered) / elapsed
+	}
+	if m.Acquisitions > 0 {
+		c.CommandsPerAcquisition = float64(m.Commands) / float64(m.Acquisitions)
+	}
+	for _, o := range out.ClockOffsets {
+		c.ClockOffsetsMS = append(c.ClockOffsetsMS, float64(o)/float64(time.Millisecond))
+	}
+	for _, h := range []struct {
+		dst  *string
+		src  *hdrhistogram.Histogram
+		name string
+	}{
+		{&c.Histograms.Acquire, m.Acquire, "acquire"}, {&c.Histograms.AcquireRaw, m.AcquireRaw, "acquire_raw"},
+		{&c.Histograms.Release, m.Release, "release"}, {&c.Histograms.Hold, m.Hold, "hold"},
+		{&c.Histograms.Handoff, out.Handoff, "handoff"},
+	} {
+		encoded, err := metrics.EncodeHistogram(h.src)
+		if err != nil {
+			return c, fmt.Errorf("runner: %s histogram: %w", h.name, err)
+		}
+		*h.dst = encoded
+	}
+	return c, nil
+}
+
+// newServerCost is what the servers' counters say a cell cost them,
+// related to the acquisitions that caused it.
+func newServerCost(cost metrics.ServerCost, acquisitions int64) *results.ServerCost {
+	s := &results.ServerCost{Commands: cost.Commands, ByCommand: cost.ByCommand, Housekeeping: cost.Housekeeping, CPUSeconds: cost.CPUSeconds}
+	for _, n := range cost.Nodes {
+		s.Nodes = append(s.Nodes, results.NodeCost(n))
+	}
+	s.Relate(acquisitions)
+	return s
+}
