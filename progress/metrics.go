@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -58,7 +57,7 @@ func NewExporter() *Exporter {
 }
 
 // Cell makes c the running cell; the one before has ended.
-func (e *Exporter) Cell(c runner.CellStart) {
+func (e *Exporter) Cell(c Cell) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.endCell()

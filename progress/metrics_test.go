@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -33,15 +32,15 @@ func TestExporterServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, second := &workloads.Live{}, &workloads.Live{}
-	e.Cell(runner.CellStart{Variant: "lua-release", Clients: 8, Live: first})
+	e.Cell(Cell{Variant: "lua-release", Clients: 8, Live: first})
 	feed(first, 3, 300*time.Microsecond)
 	first.BusyTry()
 	first.TimedOut()
-	e.Cell(runner.CellStart{Variant: "none", Clients: 8, Live: second})
+	e.Cell(Cell{Variant: "none", Clients: 8, Live: second})
 	feed(second, 2, 2*time.Millisecond)
 	// A repetition of the first cell adds to its counters.
 	again := &workloads.Live{}
-	e.Cell(runner.CellStart{Variant: "lua-release", Clients: 8, Live: again})
+	e.Cell(Cell{Variant: "lua-release", Clients: 8, Live: again})
 	feed(again, 1, 20*time.Millisecond)
 	again.Failed()
 	body := scrape(t, srv.Addr())

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -38,7 +37,7 @@ type Renderer struct {
 
 	mu        sync.Mutex
 	started   time.Time
-	cell      runner.CellStart
+	cell      Cell
 	cellAt    time.Time
 	prev      workloads.LiveSnapshot // at the last tick
 	prevAt    time.Time
@@ -94,7 +93,7 @@ func (r *Renderer) Stop() {
 }
 
 // Cell starts showing the cell c.
-func (r *Renderer) Cell(c runner.CellStart) {
+func (r *Renderer) Cell(c Cell) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cell, r.cellAt = c, r.opts.Now()

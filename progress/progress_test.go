@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -27,7 +26,7 @@ func TestRendererPlain(t *testing.T) {
 	var out bytes.Buffer
 	r := New(&out, Options{Interval: 5 * time.Second, CellTime: 10 * time.Second, Now: clock.Now})
 	live := &workloads.Live{}
-	r.Cell(runner.CellStart{Index: 1, Total: 4, Variant: "lua-release", Clients: 16, Repetition: 2, Repeat: 2, Live: live})
+	r.Cell(Cell{Index: 1, Total: 4, Variant: "lua-release", Clients: 16, Repetition: 2, Repeat: 2, Live: live})
 	for range 4 {
 		clock.advance(time.Second)
 		feed(live, 1000, 2*time.Millisecond)
@@ -74,7 +73,7 @@ func TestRendererTerminal(t *testing.T) {
 		t.Fatalf("drawn before any cell: %q", out.String())
 	}
 	live := &workloads.Live{}
-	r.Cell(runner.CellStart{Total: 1, Variant: "none", Clients: 2, Live: live})
+	r.Cell(Cell{Total: 1, Variant: "none", Clients: 2, Live: live})
 	clock.advance(time.Second)
 	feed(live, 100, 100*time.Microsecond)
 	r.Tick()
@@ -110,7 +109,7 @@ func TestRendererStartStop(t *testing.T) {
 	var out syncBuffer
 	r := New(&out, Options{Interval: 20 * time.Millisecond, Tick: 10 * time.Millisecond})
 	live := &workloads.Live{}
-	r.Cell(runner.CellStart{Total: 1, Variant: "none", Clients: 1, Live: live})
+	r.Cell(Cell{Total: 1, Variant: "none", Clients: 1, Live: live})
 	r.Start()
 	deadline := time.Now().Add(2 * time.Second)
 	for !strings.Contains(out.String(), "acq/s") && time.Now().Before(deadline) {

@@ -18,11 +18,11 @@ const (
 // and policies are in their text form: the record is read without the
 // packages that parse them.
 type Config struct {
-	Variants []string      `json:"variants"`
-	Clients  []int         `json:"clients"`
-	Client   string        `json:"client"`
-	Topology TopologySpec  `json:"topology"`
-	Workload Workload      `json:"workload"`
+	Variants []string     `json:"variants"`
+	Clients  []int        `json:"clients"`
+	Client   string       `json:"client"`
+	Topology TopologySpec `json:"topology"`
+	Workload Workload     `json:"workload"`
 	// TTL is the lease time the run gave (--ttl); 0: each variant's own
 	// default (DefaultTTL for lockbench's, the library's for a library).
 	TTL            time.Duration `json:"ttl_ns,omitzero"`

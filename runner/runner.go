@@ -5,7 +5,6 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
-	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/topologies"
@@ -21,10 +19,6 @@ import (
 	"github.com/lockbench/lockbench/witness"
 	"github.com/lockbench/lockbench/workloads"
 )
-
-// cleanupTimeout bounds the removal of a run's keys, which runs even after
-// an interrupt.
-const cleanupTimeout = 5 * time.Second
 
 // Options are the runner's own settings, apart from the plan.
 type Options struct {
@@ -87,250 +81,237 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	if opts.RunID == "" {
 		opts.RunID = NewRunID()
 	}
-	rec := &results.Record{
-		Schema: results.SchemaVersion, Tool: "lockbench", RunID: opts.RunID,
-		Started: time.Now().UTC(), Host: results.ThisHost(), Config: configOf(p), Shard: shardOf(opts.Shard),
+	r := newRunning(p, opts)
+	defer r.close(ctx)
+	if err := r.open(ctx); err != nil {
+		return nil, err
 	}
+	for _, c := range plannedCells(p, opts.Shard) {
+		if ctx.Err() != nil {
+			break
+		}
+		if err := r.step(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	return r.finish(ctx)
+}
+
+// plannedCell is one cell of a plan, in the order Run goes through them.
+type plannedCell struct {
+	index, total int // from 0, of all cells and repetitions
+	repetition   int // from 1
+	variant      string
+	// spec is the plan's workload at one client count, this shard's share
+	// of it.
+	spec workloads.Spec
+}
+
+// plannedCells lists p's cells in order: every repetition of every
+// variant at every client count, the clients of each shard's share.
+func plannedCells(p plan.Plan, shard *workloads.Shard) []plannedCell {
 	share := func(spec workloads.Spec) workloads.Spec { return spec }
-	if opts.Shard != nil {
-		share = opts.Shard.Apply
+	if shard != nil {
+		share = shard.Apply
 	}
-	prefix := KeyPrefix(opts.RunID)
-	var wx *witnessing
+	total := p.Repeat * len(p.Variants) * len(p.Clients)
+	cells := make([]plannedCell, 0, total)
+	for rep := 1; rep <= p.Repeat; rep++ {
+		for _, variant := range p.Variants {
+			for _, whole := range p.Clients {
+				spec := cellSpec(p.Workload, whole, share)
+				cells = append(cells, plannedCell{index: len(cells), total: total, repetition: rep, variant: variant, spec: spec})
+			}
+		}
+	}
+	return cells
+}
+
+// cellSpec is the workload at whole clients, share's part of them.
+func cellSpec(workload workloads.Spec, whole int, share func(workloads.Spec) workloads.Spec) workloads.Spec {
+	spec := workload
+	spec.Clients = whole
+	spec = share(spec)
+	if spec.KeyPerClient {
+		spec.Keys = whole // every shard's clients have a name of their own
+	}
+	return spec
+}
+
+// running is a run under way: its plan, the session its cells run on, the
+// witness, and the record so far.
+type running struct {
+	p    plan.Plan
+	opts Options
+	// prefix is the prefix of the run's keys; cleanupPrefix that of the
+	// keys a session removes when it closes: none for a shard but the
+	// last to finish.
+	prefix, cleanupPrefix string
+	// sharded is a run of one shard of several.
+	sharded bool
+	// nodeFaults are faults the plan puts on nodes: a server they take
+	// down was meant to go.
+	nodeFaults bool
+	wx         *witnessing // nil without a witness
+	s          *session
+	rec        *results.Record
+}
+
+// newRunning is a run of p about to start, its record begun.
+func newRunning(p plan.Plan, opts Options) *running {
+	r := &running{p: p, opts: opts, prefix: KeyPrefix(opts.RunID), rec: newRecord(p, opts)}
+	// A shard leaves the keys to the last shard to finish, which only a
+	// witness knows: the others may still use them. (Its cells also go
+	// without the servers' cost, in step.)
+	r.sharded = opts.Shard != nil && opts.Shard.Count > 1
+	r.cleanupPrefix = r.prefix
+	if r.sharded {
+		r.cleanupPrefix = ""
+	}
+	r.nodeFaults = slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNode() })
+	return r
+}
+
+// open dials the witness, opens the first session, checks that the faults
+// fit it and that it is apart from the witness, and writes the topology
+// into the record.
+func (r *running) open(ctx context.Context) error {
+	p, opts := r.p, r.opts
 	if opts.Witness != nil {
 		w, err := witness.Dial(ctx, *opts.Witness)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		defer w.Close()
-		if wx, err = newWitnessing(w, p, opts.Shard, prefix, opts.ShardWait); err != nil {
-			return nil, err
+		if r.wx, err = newWitnessing(w, p, opts.Shard, r.prefix, opts.ShardWait); err != nil {
+			w.Close()
+			return err
 		}
 	}
 	s, err := openSession(ctx, p)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	// A shard leaves the keys to the last shard to finish, which only a
-	// witness knows: the others may still use them. (Its cells also go
-	// without the servers' cost, below.)
-	sharded := opts.Shard != nil && opts.Shard.Count > 1
-	cleanupPrefix := prefix
-	if sharded {
-		cleanupPrefix = ""
-	}
-	defer func() { s.close(ctx, p.Client, cleanupPrefix) }()
+	r.s = s
 	if err := s.checkFaults(p.Faults, p.AllowDestructive); err != nil {
-		return nil, err
+		return err
 	}
-	if wx != nil {
-		if err := wx.w.CheckApart(ctx, s.addrs(), s.conns); err != nil {
-			return nil, err
-		}
-	}
-	rec.Config.Topology.Name = s.topo.Name()
-	rec.Topology = results.TopologyInfo{Name: s.topo.Name(), Mode: string(s.topo.Access().Mode),
-		Nodes: nodesOf(s.topo.Nodes()), Representative: s.topo.Representative(),
-		ServerVersion: serverVersion(ctx, s.conns[0]), StartupS: s.startup.Seconds()}
-	if opts.OnTopology != nil {
-		opts.OnTopology(s.topo, s.startup)
-	}
-
-	nodeFaults := slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNode() })
-	total, index := p.Repeat*len(p.Variants)*len(p.Clients), 0
-	for rep := 1; rep <= p.Repeat; rep++ {
-		for _, variant := range p.Variants {
-			for _, whole := range p.Clients {
-				if ctx.Err() != nil {
-					break
-				}
-				spec := p.Workload
-				spec.Clients = whole
-				spec = share(spec)
-				n := spec.Clients
-				live := &workloads.Live{}
-				if opts.OnCell != nil {
-					opts.OnCell(CellStart{Index: index, Total: total, Variant: variant, Clients: n, Repetition: rep, Repeat: p.Repeat, Live: live})
-				}
-				var cell results.Cell
-				if len(p.Faults) > 0 && index > 0 {
-					s.close(ctx, p.Client, cleanupPrefix)
-					if s, err = openSession(ctx, p); err != nil {
-						s = &session{} // nothing to close
-						cell = results.Cell{Variant: variant, Client: p.Client, Clients: n, Error: err.Error()}
-					}
-				}
-				if cell.Error == "" {
-					cellPrefix := fmt.Sprintf("%sc%d:", prefix, index)
-					keys := spec.Keys
-					if spec.KeyPerClient {
-						keys = whole // every shard's clients have a name of their own
-					}
-					oracle := inMemory(keys, p)
-					if wx != nil {
-						oracle = wx.oracle(index, cellPrefix, keys, p)
-					}
-					spec.Keys = keys
-					cell = runCell(ctx, p, spec, s, variant, cellPrefix, live, oracle)
-					if wx != nil && wx.refused != nil {
-						return nil, wx.refused
-					}
-				}
-				if sharded {
-					// The servers' counters count every shard's commands:
-					// not this shard's cost.
-					cell.Server = nil
-				}
-				cell.Topology, cell.Repetition = rec.Topology.Name, rep
-				rec.Cells = append(rec.Cells, cell)
-				// A server the plan's faults took down was meant to go.
-				if err := s.answering(ctx); err != nil && rec.Failure == "" && !nodeFaults {
-					rec.Failure = fmt.Sprintf("the Redis under test stopped answering during %s, %d clients: %v", variant, n, err)
-				}
-				index++
-			}
-		}
-	}
-	rec.Interrupted = ctx.Err() != nil
-	rec.Finished = time.Now().UTC()
-	if wx != nil {
-		last, err := wx.leave(ctx, rec)
-		if err != nil {
-			return nil, err
-		}
-		if last {
-			cleanupPrefix = prefix
-		}
-	}
-	return rec, nil
-}
-
-// session is a topology in use and the clients connected to it, through
-// a proxy when the plan has network faults.
-type session struct {
-	topo    topologies.Topology
-	net     *faults.Network
-	conns   []clients.Client
-	startup time.Duration
-}
-
-// openSession opens the plan's topology and connects its clients.
-func openSession(ctx context.Context, p plan.Plan) (*session, error) {
-	began := time.Now()
-	topo, err := topologies.Open(ctx, p.Topology)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{topo: topo}
-	access := topo.Access()
-	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNetwork() }) {
-		if s.net, access, err = faults.NewNetwork(access, topo.Nodes()); err != nil {
-			topo.Close()
-			return nil, err
-		}
-	}
-	s.conns, err = clients.Connect(ctx, access, clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
-	if err != nil {
-		s.closeNet()
-		topo.Close()
-		return nil, err
-	}
-	s.startup = time.Since(began)
-	return s, nil
-}
-
-// answerTimeout bounds the check that the servers still answer after a
-// cell.
-const answerTimeout = 2 * time.Second
-
-// answering checks that every connection's server still answers a PING;
-// not after an interrupt, which must not wait on a server.
-func (s *session) answering(ctx context.Context) error {
-	if ctx.Err() != nil || s.topo == nil {
-		return nil
-	}
-	for _, c := range s.conns {
-		pctx, cancel := context.WithTimeout(ctx, answerTimeout)
-		_, err := c.Do(pctx, variants.Bare("PING"))
-		cancel()
-		if err != nil {
+	if r.wx != nil {
+		if err := r.wx.w.CheckApart(ctx, s.addrs(), s.conns); err != nil {
 			return err
 		}
+	}
+	recordTopology(ctx, r.rec, s)
+	if opts.OnTopology != nil {
+		opts.OnTopology(s.topo, s.startup)
 	}
 	return nil
 }
 
-// addrs are the addresses of the topology's nodes and of its access.
-func (s *session) addrs() []string {
-	var out []string
-	for _, n := range s.topo.Nodes() {
-		out = append(out, n.Endpoint.Addr)
-	}
-	for _, ep := range s.topo.Access().Endpoints {
-		out = append(out, ep.Addr)
-	}
-	return out
-}
-
-func (s *session) closeNet() {
-	if s.net != nil {
-		s.net.Close()
+// newRecord is the head of the record of a run of p, before anything of
+// the run starts.
+func newRecord(p plan.Plan, opts Options) *results.Record {
+	return &results.Record{
+		Schema: results.SchemaVersion, Tool: "lockbench", RunID: opts.RunID,
+		Started: time.Now().UTC(), Host: results.ThisHost(), Config: configOf(p), Shard: shardOf(opts.Shard),
 	}
 }
 
-// close removes the run's keys (none when prefix is empty), disconnects
-// and stops what the topology started.
-func (s *session) close(ctx context.Context, library, prefix string) {
-	if s.topo == nil {
-		return
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	if prefix != "" {
-		_ = cleanup(cctx, s.topo.Access(), s.conns, library, prefix)
-	}
-	for _, c := range s.conns {
-		c.Close()
-	}
-	s.closeNet()
-	_ = s.topo.Close()
+// recordTopology writes the topology of the session s into the head of
+// rec.
+func recordTopology(ctx context.Context, rec *results.Record, s *session) {
+	rec.Config.Topology.Name = s.topo.Name()
+	rec.Topology = results.TopologyInfo{Name: s.topo.Name(), Mode: string(s.topo.Access().Mode),
+		Nodes: nodesOf(s.topo.Nodes()), Representative: s.topo.Representative(),
+		ServerVersion: serverVersion(ctx, s.conns[0]), StartupS: s.startup.Seconds()}
 }
 
-// checkFaults refuses faults the topology cannot take: on nodes it does not
-// have, or on servers lockbench did not start — there, with
-// allowDestructive, only a pause with a time.
-func (s *session) checkFaults(fs []faults.Fault, allowDestructive bool) error {
-	onNode := slices.ContainsFunc(fs, func(f faults.Fault) bool { return f.Kind.OnNode() })
-	if !onNode {
-		return faults.Check(fs, 0, nil)
+// step runs the cell c and adds it to the record. An error (the witness
+// refused this shard) ends the run without a record.
+func (r *running) step(ctx context.Context, c plannedCell) error {
+	n := c.spec.Clients
+	live := &workloads.Live{}
+	if r.opts.OnCell != nil {
+		r.opts.OnCell(CellStart{Index: c.index, Total: c.total, Variant: c.variant, Clients: n, Repetition: c.repetition, Repeat: r.p.Repeat, Live: live})
 	}
-	if _, err := topologies.ControllerOf(s.topo); err != nil {
-		if !allowDestructive {
-			return fmt.Errorf("%w: %w: %w (node faults run on topologies lockbench starts; on another server, --allow-destructive allows a pause with for=, sent as CLIENT PAUSE, which every client of that server waits out)",
-				faults.ErrBadFault, topologies.ErrDestructive, err)
-		}
-		for _, f := range fs {
-			if f.Kind.OnNode() && (f.Kind != faults.Pause || f.For <= 0) {
-				return fmt.Errorf("%w: %s: on a server lockbench did not start only a pause with for= is allowed, even with --allow-destructive", faults.ErrBadFault, f)
-			}
+	cell, err := r.measure(ctx, c, live)
+	if err != nil {
+		return err
+	}
+	if r.sharded {
+		// The servers' counters count every shard's commands: not this
+		// shard's cost.
+		cell.Server = nil
+	}
+	cell.Topology, cell.Repetition = r.rec.Topology.Name, c.repetition
+	r.rec.Cells = append(r.rec.Cells, cell)
+	// A server the plan's faults took down was meant to go.
+	if err := r.s.answering(ctx); err != nil && r.rec.Failure == "" && !r.nodeFaults {
+		r.rec.Failure = fmt.Sprintf("the Redis under test stopped answering during %s, %d clients: %v", c.variant, n, err)
+	}
+	return nil
+}
+
+// measure runs the cell c, on a fresh session when the plan has faults,
+// with its oracle in memory or in the witness.
+func (r *running) measure(ctx context.Context, c plannedCell, live *workloads.Live) (results.Cell, error) {
+	p, n := r.p, c.spec.Clients
+	if len(p.Faults) > 0 && c.index > 0 {
+		if err := r.reopen(ctx); err != nil {
+			return results.Cell{Variant: c.variant, Client: p.Client, Clients: n, Error: err.Error()}, nil
 		}
 	}
-	var names []string
-	for _, n := range s.topo.Nodes() {
-		names = append(names, n.Name)
+	cellPrefix := fmt.Sprintf("%sc%d:", r.prefix, c.index)
+	keys := c.spec.Keys
+	oracle := inMemory(keys, p)
+	if r.wx != nil {
+		oracle = r.wx.oracle(c.index, cellPrefix, keys, p)
 	}
-	return faults.Check(fs, 0, names)
+	cell := runCell(ctx, p, c.spec, r.s, c.variant, cellPrefix, live, oracle)
+	if r.wx != nil && r.wx.refused != nil {
+		return cell, r.wx.refused
+	}
+	return cell, nil
 }
 
-// control is the node control faults act through (nil without node
-// faults; checked before the run).
-func control(p plan.Plan, topo topologies.Topology) topologies.Controller {
-	if p.AllowDestructive {
-		ctrl, _ := topologies.DestructiveControl(topo)
-		return ctrl
+// reopen replaces the session with a fresh one; when that fails, with one
+// that has nothing to close.
+func (r *running) reopen(ctx context.Context) error {
+	r.s.close(ctx, r.p.Client, r.cleanupPrefix)
+	s, err := openSession(ctx, r.p)
+	if err != nil {
+		r.s = &session{} // nothing to close
+		return err
 	}
-	ctrl, _ := topologies.ControllerOf(topo)
-	return ctrl
+	r.s = s
+	return nil
+}
+
+// finish writes the tail of the record and, with a witness, leaves the
+// record there: the last shard to finish removes the run's keys.
+func (r *running) finish(ctx context.Context) (*results.Record, error) {
+	r.rec.Interrupted = ctx.Err() != nil
+	r.rec.Finished = time.Now().UTC()
+	if r.wx != nil {
+		last, err := r.wx.leave(ctx, r.rec)
+		if err != nil {
+			return nil, err
+		}
+		if last {
+			r.cleanupPrefix = r.prefix
+		}
+	}
+	return r.rec, nil
+}
+
+// close closes the session, removing the keys of cleanupPrefix, then the
+// witness.
+func (r *running) close(ctx context.Context) {
+	if r.s != nil {
+		r.s.close(ctx, r.p.Client, r.cleanupPrefix)
+	}
+	if r.wx != nil {
+		r.wx.w.Close()
+	}
 }
 
 // runCell runs one variant with the load spec (p's workload at one client
@@ -342,45 +323,20 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	spec.Faults = p.Faults
 	spec.Ready = oracle.ready
 	counted := variants.NewCounted(conns[0])
-	all := []variants.Conn{counted}
-	for _, c := range conns[1:] {
-		all = append(all, counted.Wrap(c))
-	}
-	newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
-		return variants.New(variant, variants.Config{
-			Conn: counted, Conns: all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
-			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note, WaitStrict: p.WaitStrict,
-		})
-	}
-	// Redis' own counters, read when the measured phase starts and ends,
-	// say what the cell cost the servers.
-	// The first snapshot runs beside the workload, so that a server that
-	// does not answer (a paused node) never holds the measured phase up.
-	var (
-		atMeasure int64
-		before    []metrics.ServerSnapshot
-		statsErr  error
-		snapped   = make(chan struct{})
-	)
-	stats, _ := openSnapshots(ctx, topo.Access(), topo.Nodes(), p.Client) // a node left out only weakens the cost
-	defer stats.close()
-	snapshot := func() ([]metrics.ServerSnapshot, error) {
-		if len(stats.nodes) == 0 {
-			return nil, errors.New("runner: no data node to snapshot")
-		}
-		return stats.take(context.WithoutCancel(ctx))
-	}
+	newLock := lockMaker(p, variant, prefix, counted, conns)
+	meter := openServerMeter(ctx, topo, p.Client)
+	defer meter.close()
 	// The fault schedule starts with the measured phase and ends with the
 	// cell.
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	faultEvents := make(chan []faults.Event, 1)
-	var scheduled atomic.Bool
+	var (
+		scheduled atomic.Bool
+		atMeasure int64
+	)
 	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
-		go func() {
-			defer close(snapped)
-			before, statsErr = snapshot()
-		}()
+		meter.start()
 		ctrl := control(p, topo)
 		scheduled.Store(true)
 		go func() { faultEvents <- faults.Run(faultCtx, p.Faults, ctrl, s.net, time.Now()) }()
@@ -413,17 +369,26 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	slices.SortFunc(cell.Faults, func(a, b results.Event) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server.
 	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
-		select {
-		case <-snapped:
-			if statsErr == nil {
-				if after, err := snapshot(); err == nil {
-					cell.Server = newServerCost(metrics.Cost(before, after), cell.Acquisitions)
-				}
-			}
-		case <-time.After(snapshotTimeout + time.Second): // the measured phase never started
+		if cost, ok := meter.cost(); ok {
+			cell.Server = newServerCost(cost, cell.Acquisitions)
 		}
 	}
 	return cell
+}
+
+// lockMaker makes the cell's locks of variant, with keys under prefix, on
+// conns: every command they send counts in counted, which wraps conns[0].
+func lockMaker(p plan.Plan, variant, prefix string, counted *variants.Counted, conns []clients.Client) workloads.NewLock {
+	all := []variants.Conn{counted}
+	for _, c := range conns[1:] {
+		all = append(all, counted.Wrap(c))
+	}
+	return func(env workloads.ClientEnv) (variants.Lock, error) {
+		return variants.New(variant, variants.Config{
+			Conn: counted, Conns: all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
+			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note, WaitStrict: p.WaitStrict,
+		})
+	}
 }
 
 // DeleteKeys removes every key under prefix, found with SCAN, and returns

@@ -72,12 +72,19 @@ func (l *live) cell(c runner.CellStart, line string) {
 	if line != "" {
 		l.println(line)
 	}
+	shown := progressCell(c)
 	if l.renderer != nil {
-		l.renderer.Cell(c)
+		l.renderer.Cell(shown)
 	}
 	if l.exporter != nil {
-		l.exporter.Cell(c)
+		l.exporter.Cell(shown)
 	}
+}
+
+// progressCell is the runner's cell as progress shows it.
+func progressCell(c runner.CellStart) progress.Cell {
+	return progress.Cell{Index: c.Index, Total: c.Total, Variant: c.Variant, Clients: c.Clients,
+		Repetition: c.Repetition, Repeat: c.Repeat, Live: c.Live}
 }
 
 // println writes a line above the progress line.

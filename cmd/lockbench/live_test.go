@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies/topotest"
+	"github.com/lockbench/lockbench/workloads"
 )
 
 // lockedBuffer is a buffer a run writes while the test reads it.
@@ -156,6 +159,26 @@ func TestProgressLines(t *testing.T) {
 			t.Errorf("--quiet printed progress: %q", stderr)
 		case !quiet && len(lines) == 0:
 			t.Errorf("no plain progress line in %q", stderr)
+		}
+	}
+}
+
+// TestProgressCell: every field progress shows is filled from the
+// runner's cell, with the value of the runner's field of the same name.
+func TestProgressCell(t *testing.T) {
+	from := runner.CellStart{Index: 2, Total: 7, Variant: "lua-release", Clients: 16, Repetition: 3, Repeat: 4, Live: &workloads.Live{}}
+	got := reflect.ValueOf(progressCell(from))
+	src := reflect.ValueOf(from)
+	for i := range got.NumField() {
+		name := got.Type().Field(i).Name
+		f, s := got.Field(i), src.FieldByName(name)
+		switch {
+		case !s.IsValid():
+			t.Errorf("progress.Cell.%s has no runner.CellStart field to come from", name)
+		case f.IsZero():
+			t.Errorf("progress.Cell.%s is not filled (runner's %v)", name, s.Interface())
+		case !reflect.DeepEqual(f.Interface(), s.Interface()):
+			t.Errorf("progress.Cell.%s = %v, runner's %v", name, f.Interface(), s.Interface())
 		}
 	}
 }

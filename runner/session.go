@@ -1,0 +1,146 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
+)
+
+// cleanupTimeout bounds the removal of a run's keys, which runs even after
+// an interrupt.
+const cleanupTimeout = 5 * time.Second
+
+// session is a topology in use and the clients connected to it, through
+// a proxy when the plan has network faults.
+type session struct {
+	topo    topologies.Topology
+	net     *faults.Network
+	conns   []clients.Client
+	startup time.Duration
+}
+
+// openSession opens the plan's topology and connects its clients.
+func openSession(ctx context.Context, p plan.Plan) (*session, error) {
+	began := time.Now()
+	topo, err := topologies.Open(ctx, p.Topology)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{topo: topo}
+	access := topo.Access()
+	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNetwork() }) {
+		if s.net, access, err = faults.NewNetwork(access, topo.Nodes()); err != nil {
+			topo.Close()
+			return nil, err
+		}
+	}
+	s.conns, err = clients.Connect(ctx, access, clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
+	if err != nil {
+		s.closeNet()
+		topo.Close()
+		return nil, err
+	}
+	s.startup = time.Since(began)
+	return s, nil
+}
+
+// answerTimeout bounds the check that the servers still answer after a
+// cell.
+const answerTimeout = 2 * time.Second
+
+// answering checks that every connection's server still answers a PING;
+// not after an interrupt, which must not wait on a server.
+func (s *session) answering(ctx context.Context) error {
+	if ctx.Err() != nil || s.topo == nil {
+		return nil
+	}
+	for _, c := range s.conns {
+		pctx, cancel := context.WithTimeout(ctx, answerTimeout)
+		_, err := c.Do(pctx, variants.Bare("PING"))
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addrs are the addresses of the topology's nodes and of its access.
+func (s *session) addrs() []string {
+	var out []string
+	for _, n := range s.topo.Nodes() {
+		out = append(out, n.Endpoint.Addr)
+	}
+	for _, ep := range s.topo.Access().Endpoints {
+		out = append(out, ep.Addr)
+	}
+	return out
+}
+
+func (s *session) closeNet() {
+	if s.net != nil {
+		s.net.Close()
+	}
+}
+
+// close removes the run's keys (none when prefix is empty), disconnects
+// and stops what the topology started.
+func (s *session) close(ctx context.Context, library, prefix string) {
+	if s.topo == nil {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	if prefix != "" {
+		_ = cleanup(cctx, s.topo.Access(), s.conns, library, prefix)
+	}
+	for _, c := range s.conns {
+		c.Close()
+	}
+	s.closeNet()
+	_ = s.topo.Close()
+}
+
+// checkFaults refuses faults the topology cannot take: on nodes it does not
+// have, or on servers lockbench did not start — there, with
+// allowDestructive, only a pause with a time.
+func (s *session) checkFaults(fs []faults.Fault, allowDestructive bool) error {
+	onNode := slices.ContainsFunc(fs, func(f faults.Fault) bool { return f.Kind.OnNode() })
+	if !onNode {
+		return faults.Check(fs, 0, nil)
+	}
+	if _, err := topologies.ControllerOf(s.topo); err != nil {
+		if !allowDestructive {
+			return fmt.Errorf("%w: %w: %w (node faults run on topologies lockbench starts; on another server, --allow-destructive allows a pause with for=, sent as CLIENT PAUSE, which every client of that server waits out)",
+				faults.ErrBadFault, topologies.ErrDestructive, err)
+		}
+		for _, f := range fs {
+			if f.Kind.OnNode() && (f.Kind != faults.Pause || f.For <= 0) {
+				return fmt.Errorf("%w: %s: on a server lockbench did not start only a pause with for= is allowed, even with --allow-destructive", faults.ErrBadFault, f)
+			}
+		}
+	}
+	var names []string
+	for _, n := range s.topo.Nodes() {
+		names = append(names, n.Name)
+	}
+	return faults.Check(fs, 0, names)
+}
+
+// control is the node control faults act through (nil without node
+// faults; checked before the run).
+func control(p plan.Plan, topo topologies.Topology) topologies.Controller {
+	if p.AllowDestructive {
+		ctrl, _ := topologies.DestructiveControl(topo)
+		return ctrl
+	}
+	ctrl, _ := topologies.ControllerOf(topo)
+	return ctrl
+}
