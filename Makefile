@@ -3,7 +3,11 @@
 # also headless Chromium, which the end-to-end test of lockbench report opens.
 
 GO        ?= go
+CC        ?= cc
 BIN       := bin/lockbench
+# The clock shim that clock faults preload into the redis-servers lockbench
+# starts; lockbench finds it beside its binary (see topologies/clockshim/).
+CLOCKSHIM := bin/lockbench-clock.so
 # Arguments of `make run`, e.g. make run RUN_ARGS="--clients 8,64 --hold exp:2ms"
 RUN_ARGS  ?= --duration 5s
 # Length of `make soak`, e.g. make soak SOAK=1h
@@ -17,12 +21,22 @@ REGRESS_OUT      ?= results/runs/regress.json
 REGRESS_ARGS     ?=
 REGRESS_FAIL_ON  ?= --fail-on 'throughput:-20%' --fail-on 'acquire.p99:+50%' --fail-on 'overlaps:>0' --fail-on 'lost_updates:>0'
 
-.PHONY: all build run test bench lint redis chromium clean findings regress baseline fuzz soak
+.PHONY: all build clockshim run test bench lint redis chromium clean findings regress baseline fuzz soak
 
 all: build
 
-build:
+build: clockshim
 	$(GO) build -o $(BIN) ./cmd/lockbench
+
+# Without a C compiler lockbench still builds; only clock faults are refused
+# (it says what to install). lockbench builds the shim itself, into the user's
+# cache directory, when it finds none beside its binary.
+clockshim: $(CLOCKSHIM)
+
+$(CLOCKSHIM): topologies/clockshim/clockshim.c
+	@mkdir -p $(dir $@)
+	@$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl \
+		|| echo "warning: $(CC) could not build $@: clock faults need it (apt-get install -y gcc)" >&2
 
 redis:
 	@./scripts/ensure-redis.sh
@@ -38,7 +52,7 @@ run: build redis
 soak: build redis
 	./$(BIN) soak --duration $(SOAK)
 
-test: redis chromium
+test: redis chromium clockshim
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@./scripts/check-leftovers.sh
 

@@ -24,6 +24,7 @@ const (
 	Kill     Kind = "kill"     // SIGKILL the node; it stays down
 	Restart  Kind = "restart"  // kill the node and start it again after Delay, without its data
 	Failover Kind = "failover" // promote the replica Node (SENTINEL FAILOVER, CLUSTER FAILOVER, REPLICAOF NO ONE)
+	Clock    Kind = "clock"    // move Node's wall clock by Jump (negative: back), as its redis-server sees it; it stays moved
 
 	// Network faults: through an in-process proxy between the clients and
 	// the node; the node itself is not touched.
@@ -38,11 +39,13 @@ const (
 )
 
 // Kinds lists the fault kinds Parse accepts.
-var Kinds = []Kind{Pause, Kill, Restart, Failover, Latency, Partition, HolderPause, HolderCrash, StepDelay, StepCrash}
+var Kinds = []Kind{Pause, Kill, Restart, Failover, Clock, Latency, Partition, HolderPause, HolderCrash, StepDelay, StepCrash}
 
 // OnNode reports whether the kind acts on a node (and so needs a topology
 // lockbench started).
-func (k Kind) OnNode() bool { return k == Pause || k == Kill || k == Restart || k == Failover }
+func (k Kind) OnNode() bool {
+	return k == Pause || k == Kill || k == Restart || k == Failover || k == Clock
+}
 
 // OnNetwork reports whether the kind acts on the network to a node.
 func (k Kind) OnNetwork() bool { return k == Latency || k == Partition }
@@ -73,15 +76,23 @@ type Fault struct {
 	// Latency and Jitter of a latency fault.
 	Latency time.Duration `json:"latency_ns,omitempty"`
 	Jitter  time.Duration `json:"jitter_ns,omitempty"`
+	// Jump is how far a clock fault moves the node's clock: forward when
+	// positive, back when negative; never 0.
+	Jump time.Duration `json:"jump_ns,omitempty"`
 }
 
+// MaxJump bounds a clock fault's jump either way: a century.
+const MaxJump = 100 * 365 * 24 * time.Hour
+
 const examples = "examples: 'at=5s pause node=master for=3s', 'at=2s kill node=node-1', 'at=2s restart node=node-2 delay=1s', " +
-	"'at=3s failover node=replica-1', 'at=1s latency node=master latency=20ms jitter=5ms for=2s', 'at=1s partition node=node-1 for=1s', 'at=1s holder-pause for=2s', 'at=1s holder-crash', " +
+	"'at=3s failover node=replica-1', 'at=1s clock node=node-3 jump=+30s', 'at=1s latency node=master latency=20ms jitter=5ms for=2s', 'at=1s partition node=node-1 for=1s', 'at=1s holder-pause for=2s', 'at=1s holder-crash', " +
 	"'at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5', 'at=0s step-crash step=after-setnx count=1'"
 
 // Parse reads a fault spec: its kind as a bare word and key=value fields
-// in any order: at= (required), node= (required), for= (pause), delay=
-// (restart).
+// in any order: at= (required), node= (node and network faults), for=
+// (pause, holder-pause, latency, partition), delay= (restart,
+// step-delay), jump= (clock: a signed duration, +30s or -10s), latency=
+// and jitter= (latency), step=, fraction= and count= (step faults).
 func Parse(spec string) (Fault, error) {
 	bad := func(format string, args ...any) (Fault, error) {
 		return Fault{}, fmt.Errorf("%w %q: %s (%s)", ErrBadFault, spec, fmt.Sprintf(format, args...), examples)
@@ -127,6 +138,12 @@ func Parse(spec string) (Fault, error) {
 				return bad("count=%q is not a whole number of at least 1", value)
 			}
 			f.Count = n
+		case "jump":
+			d, err := time.ParseDuration(value)
+			if err != nil || d == 0 || d > MaxJump || d < -MaxJump {
+				return bad("jump=%q is not a duration other than 0 within 100 years either way (+30s, -10s)", value)
+			}
+			f.Jump = d
 		case "at", "for", "delay", "latency", "jitter":
 			d, err := time.ParseDuration(value)
 			if err != nil || d < 0 || (key == "for" && d == 0) {
@@ -145,7 +162,7 @@ func Parse(spec string) (Fault, error) {
 				f.Jitter = d
 			}
 		default:
-			return bad("unknown field %q (fields: at, node, for, delay, latency, jitter, step, fraction, count)", key)
+			return bad("unknown field %q (fields: at, node, for, delay, jump, latency, jitter, step, fraction, count)", key)
 		}
 	}
 	switch {
@@ -159,6 +176,10 @@ func Parse(spec string) (Fault, error) {
 		return bad("node= goes with node and network faults, not %s", f.Kind)
 	case seen["for"] && f.Kind != Pause && f.Kind != HolderPause && !f.Kind.OnNetwork():
 		return bad("for= goes with pause, holder-pause, latency and partition")
+	case f.Kind == Clock && f.Jump == 0:
+		return bad("clock needs jump=")
+	case seen["jump"] && f.Kind != Clock:
+		return bad("jump= goes with clock")
 	case f.Kind == Latency && f.Latency == 0:
 		return bad("latency needs latency=")
 	case (seen["latency"] || seen["jitter"]) && f.Kind != Latency:
@@ -212,6 +233,9 @@ func (f Fault) String() string {
 	if f.Delay > 0 {
 		s += fmt.Sprintf(" delay=%v", f.Delay)
 	}
+	if f.Jump != 0 {
+		s += " jump=" + SignedDuration(f.Jump)
+	}
 	return s
 }
 
@@ -228,4 +252,12 @@ func Check(faults []Fault, length time.Duration, nodes []string) error {
 		}
 	}
 	return nil
+}
+
+// SignedDuration is d with its sign, +30s or -10s, as jump= takes it.
+func SignedDuration(d time.Duration) string {
+	if d > 0 {
+		return "+" + d.String()
+	}
+	return d.String()
 }

@@ -21,6 +21,9 @@ func TestParse(t *testing.T) {
 		{"at=1s holder-crash", Fault{At: time.Second, Kind: HolderCrash}},
 		{"at=1s latency node=master latency=20ms jitter=5ms for=2s", Fault{At: time.Second, Kind: Latency, Node: "master", Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, For: 2 * time.Second}},
 		{"at=1s partition node=node-1", Fault{At: time.Second, Kind: Partition, Node: "node-1"}},
+		{"at=1s clock node=node-3 jump=+30s", Fault{At: time.Second, Kind: Clock, Node: "node-3", Jump: 30 * time.Second}},
+		{"clock jump=-10s node=master at=0s", Fault{Kind: Clock, Node: "master", Jump: -10 * time.Second}},
+		{"at=2s clock node=node-1 jump=1m500ms", Fault{At: 2 * time.Second, Kind: Clock, Node: "node-1", Jump: time.Minute + 500*time.Millisecond}},
 		{"at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5", Fault{Kind: StepDelay, Step: "between-get-and-del", Delay: 300 * time.Millisecond, Fraction: 0.5}},
 		{"at=0s step-crash step=after-setnx count=1", Fault{Kind: StepCrash, Step: "after-setnx", Fraction: 1, Count: 1}},
 	} {
@@ -53,11 +56,30 @@ func TestParse(t *testing.T) {
 		"at=1s step-crash step=x fraction=2": "not in (0, 1]",
 		"at=1s step-crash step=x count=0":    "whole number",
 		"at=1s kill node=master count=2":     "go with step faults",
+		"at=1s clock node=node-1":            "clock needs jump=",
+		"at=1s clock jump=+30s":              "no node=",
+		"at=1s clock node=node-1 jump=0s":    "not a duration other than 0",
+		"at=1s clock node=node-1 jump=soon":  "not a duration other than 0",
+		"at=1s clock node=x jump=+900000h":   "within 100 years",
+		"at=1s clock node=x jump=1s for=1s":  "for= goes with pause",
+		"at=1s kill node=master jump=+30s":   "jump= goes with clock",
+		"at=1s holder-crash jump=-1s":        "jump= goes with clock",
 	} {
 		_, err := Parse(spec)
 		if !errors.Is(err, ErrBadFault) || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "examples") {
 			t.Errorf("Parse(%q) = %v; want ErrBadFault saying %q with examples", spec, err, why)
 		}
+	}
+}
+
+func TestSignedDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{30 * time.Second: "+30s", -10 * time.Second: "-10s", 0: "0s", 1500 * time.Millisecond: "+1.5s"} {
+		if got := SignedDuration(d); got != want {
+			t.Errorf("SignedDuration(%v) = %q; want %q", d, got, want)
+		}
+	}
+	if !Clock.OnNode() || !Clock.NamesNode() || Clock.OnNetwork() {
+		t.Errorf("a clock fault is a node fault: OnNode %v, NamesNode %v, OnNetwork %v", Clock.OnNode(), Clock.NamesNode(), Clock.OnNetwork())
 	}
 }
 

@@ -18,6 +18,9 @@ func FuzzParse(f *testing.F) {
 		"at=3s failover node=replica-1",
 		"at=1s latency node=master latency=20ms jitter=5ms for=2s",
 		"at=1s partition node=node-1 for=1s",
+		"at=1s clock node=node-3 jump=+30s",
+		"at=1s clock node=node-1 jump=-10s",
+		"at=1s clock node=node-1 jump=0s",
 		"at=500ms holder-pause for=500ms",
 		"at=500ms holder-crash",
 		"at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5",
@@ -60,8 +63,11 @@ func FuzzParse(f *testing.F) {
 		if ft.Step != "" && !(ft.Fraction > 0 && ft.Fraction <= 1) || ft.Step == "" && ft.Fraction != 0 {
 			t.Fatalf("%q: fraction %v with step %q", spec, ft.Fraction, ft.Step)
 		}
-		if ft.Kind == Latency && ft.Latency == 0 || ft.Kind == HolderPause && ft.For == 0 || ft.Kind == StepDelay && ft.Delay == 0 {
+		if ft.Kind == Latency && ft.Latency == 0 || ft.Kind == HolderPause && ft.For == 0 || ft.Kind == StepDelay && ft.Delay == 0 || ft.Kind == Clock && ft.Jump == 0 {
 			t.Fatalf("%q: %s without its duration: %+v", spec, ft.Kind, ft)
+		}
+		if (ft.Jump != 0) != (ft.Kind == Clock) || ft.Jump > MaxJump || ft.Jump < -MaxJump {
+			t.Fatalf("%q: kind %s with jump %v", spec, ft.Kind, ft.Jump)
 		}
 		again, err := Parse(ft.String())
 		if err != nil || again != ft {

@@ -17,7 +17,8 @@ type Event struct {
 	AtS float64 `json:"at_s"`
 	// Fault is the fault it belongs to, in Parse's form.
 	Fault string `json:"fault"`
-	// Action is pause, resume, kill, restart, restarted or failover.
+	// Action is pause, resume, kill, restart, restarted, failover, latency,
+	// partition, heal, or clock with its jump (clock +30s, clock -10s).
 	Action string `json:"action"`
 	Node   string `json:"node"`
 	// Error is why the action failed, if it did.
@@ -28,7 +29,8 @@ type Event struct {
 // faults through net, each at start + At, until ctx ends, and
 // returns what it did (client faults are the workload's). A paused node, a
 // slowed or cut network, is restored when its pause ends or, at
-// the latest, when ctx ends, so no node is left stopped.
+// the latest, when ctx ends, so no node is left stopped; a moved clock
+// stays moved.
 func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, net *Network, start time.Time) []Event {
 	var (
 		mu     sync.Mutex
@@ -75,6 +77,9 @@ func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, net *N
 				record(f, "restarted", ctrl.Restart(context.WithoutCancel(ctx), f.Node, f.Delay))
 			case Failover:
 				record(f, "failover", ctrl.Promote(context.WithoutCancel(ctx), f.Node))
+			case Clock:
+				// The clock stays moved: the next cell gets a fresh topology.
+				record(f, "clock "+SignedDuration(f.Jump), ctrl.ClockJump(context.WithoutCancel(ctx), f.Node, f.Jump))
 			case Latency, Partition:
 				if f.Kind == Latency {
 					record(f, "latency", net.Latency(f.Node, f.Latency.Milliseconds(), f.Jitter.Milliseconds()))

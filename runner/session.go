@@ -110,7 +110,8 @@ func (s *session) close(ctx context.Context, library, prefix string) {
 
 // checkFaults refuses faults the topology cannot take: on nodes it does not
 // have, or on servers lockbench did not start — there, with
-// allowDestructive, only a pause with a time.
+// allowDestructive, only a pause with a time — and clock faults on nodes
+// that run without the clock shim.
 func (s *session) checkFaults(fs []faults.Fault, allowDestructive bool) error {
 	onNode := slices.ContainsFunc(fs, func(f faults.Fault) bool { return f.Kind.OnNode() })
 	if !onNode {
@@ -131,7 +132,10 @@ func (s *session) checkFaults(fs []faults.Fault, allowDestructive bool) error {
 	for _, n := range s.topo.Nodes() {
 		names = append(names, n.Name)
 	}
-	return faults.Check(fs, 0, names)
+	if err := faults.Check(fs, 0, names); err != nil {
+		return err
+	}
+	return faults.CheckClocks(fs, s.topo)
 }
 
 // control is the node control faults act through (nil without node

@@ -63,3 +63,6 @@ func (c externalControl) Restart(context.Context, string, time.Duration) error {
 	return c.refuse("restarts")
 }
 func (c externalControl) Promote(context.Context, string) error { return c.refuse("fails over") }
+func (c externalControl) ClockJump(context.Context, string, time.Duration) error {
+	return c.refuse("moves the clock of")
+}

@@ -8,9 +8,10 @@
 // A Topology hands out Access (endpoints with address, credentials, TLS);
 // the client adapters in package clients connect to them. Topologies never
 // send lock traffic themselves. A Local topology is also a Controller that
-// pauses, kills, restarts and promotes its nodes, for faults, and can be
-// saved to a state file to outlive lockbench (Spec.Detached, Local.Save,
-// StopSaved).
+// pauses, kills, restarts and promotes its nodes and moves their wall
+// clocks (through the clock shim in clockshim/, preloaded into every node),
+// for faults, and can be saved to a state file to outlive lockbench
+// (Spec.Detached, Local.Save, StopSaved).
 //
 // The package is also the one place that asks Redis what a topology is
 // now, whoever started it: [Discover] lists the data nodes with their live

@@ -22,6 +22,10 @@ type Local struct {
 	bin        string // the redis-server binary; "" is the one on PATH
 	detached   bool   // nodes outlive lockbench
 	startup    time.Duration
+	// clockShim is preloaded into every node, for ClockJump; "" when
+	// there is none, and clockErr says why.
+	clockShim string
+	clockErr  error
 
 	mu      sync.Mutex // guards nodes, the nodes' roles and primary
 	nodes   []*localNode
@@ -56,6 +60,7 @@ func StartLocal(ctx context.Context, spec Spec) (*Local, error) {
 		return nil, err
 	}
 	l := &Local{name: spec.Name, mode: spec.Mode(), bin: spec.RedisServer, detached: spec.Detached, primary: "master"}
+	l.clockShim, l.clockErr = clockShim()
 	start := map[string]func(context.Context, map[string]int) error{
 		"single":     l.startSingle,
 		"replicated": l.startReplicated,
@@ -96,7 +101,7 @@ func (l *Local) startNodes(ctx context.Context, specs ...nodeSpec) ([]*localNode
 	var wg sync.WaitGroup
 	for i, s := range specs {
 		cfg := s.cfg
-		cfg.bin, cfg.detached = l.bin, l.detached
+		cfg.bin, cfg.detached, cfg.clockShim = l.bin, l.detached, l.clockShim
 		wg.Go(func() {
 			procs[i], errs[i] = startNode(ctx, cfg)
 			if errs[i] != nil {

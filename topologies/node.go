@@ -38,6 +38,9 @@ type nodeConfig struct {
 	cluster  bool     // take a second free port for the cluster bus
 	detached bool     // own session and no Pdeathsig: outlive lockbench
 	extra    []string // config lines after the defaults
+
+	// clockShim is the clock shim to preload (see clock.go); "" for none.
+	clockShim string
 }
 
 // node is one redis-server process that lockbench started, in its own temp
@@ -53,6 +56,11 @@ type node struct {
 	addr     string
 	busPort  int // the cluster bus port, 0 outside a cluster
 	detached bool
+	// clockShim is preloaded into the process and reads its clock offset
+	// from clockFile (see clock.go); both "" without the shim. clockMu
+	// makes one jump and its check at a time.
+	clockShim, clockFile string
+	clockMu              sync.Mutex
 
 	mu     sync.Mutex
 	proc   *process // the last process started; nil before the first
@@ -165,6 +173,9 @@ func tryStartNode(ctx context.Context, path string, cfg nodeConfig) (*node, stri
 		conf = append(conf, "cluster-port "+strconv.Itoa(n.busPort))
 	}
 	conf = append(conf, cfg.extra...)
+	if err := n.initClock(cfg.clockShim); err != nil {
+		return nil, dir, fmt.Errorf("%w: %w", ErrStart, err)
+	}
 	// Sentinel rewrites its config file, so it must be writable.
 	if err := os.WriteFile(n.confFile, []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
 		return nil, dir, fmt.Errorf("%w: %w", ErrStart, err)
@@ -198,6 +209,7 @@ func (n *node) start(ctx context.Context) error {
 	cmd := exec.Command(n.path, n.args...)
 	cmd.Dir = n.dir
 	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Env = n.clockEnv()
 	cmd.SysProcAttr = childAttr(n.detached)
 	if err := cmd.Start(); err != nil {
 		n.mu.Unlock()

@@ -128,6 +128,10 @@ type Controller interface {
 	// topology, SENTINEL FAILOVER with Sentinel, CLUSTER FAILOVER in a
 	// cluster.
 	Promote(ctx context.Context, name string) error
+	// ClockJump moves the node's wall clock by `by` (negative: back), as
+	// its own process sees it, from where earlier jumps left it; it stays
+	// moved, across restarts, until the topology is closed.
+	ClockJump(ctx context.Context, name string, by time.Duration) error
 }
 
 // Open starts or connects to the topology of spec.
