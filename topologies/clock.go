@@ -147,14 +147,18 @@ func verifyClock(ctx context.Context, addr string, offset time.Duration) error {
 	if err != nil {
 		return err
 	}
-	defer a.close()
+	defer a.Close()
 	before := time.Now()
-	info, err := a.text(ctx, "INFO", "server")
+	info, err := a.Info(ctx, "server")
 	after := time.Now()
 	if err != nil {
 		return err
 	}
-	usec, err := strconv.ParseInt(infoField(info, "server_time_usec"), 10, 64)
+	field, err := info.Field("server", "server_time_usec")
+	if err != nil {
+		return fmt.Errorf("INFO server on %s: %w", addr, err)
+	}
+	usec, err := strconv.ParseInt(field, 10, 64)
 	if err != nil {
 		return fmt.Errorf("INFO server on %s: server_time_usec: %w", addr, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockbench/lockbench/redisinfo"
 )
 
 // startClocked starts spec with the clock shim preloaded into every node;
@@ -280,7 +282,7 @@ func TestClockJumpBackDoesNotSpin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.close()
+	defer a.Close()
 	value := strings.Repeat("x", 10_000)
 	for i := range 3000 {
 		if err := a.exec(t.Context(), "SET", "k"+strconv.Itoa(i), value); err != nil {
@@ -309,7 +311,8 @@ func TestClockJumpTiltsSentinel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return infoField(info, "sentinel_tilt")
+		v, _ := redisinfo.Field(info, "sentinel", "sentinel_tilt")
+		return v
 	}
 	if got := tilt(); got != "0" {
 		t.Fatalf("sentinel_tilt = %q before any jump; want 0", got)
