@@ -155,4 +155,24 @@ var Scenarios = []Scenario{
 		Faults: []string{"at=500ms partition node=node-1 for=1500ms", "at=500ms partition node=node-2 for=1500ms"},
 		Expect: map[string][]string{"redlock": {"overlaps=0", "acquisitions>0"}},
 	},
+	{
+		Name: "redlock-clock-jump", Tests: "a holder has a bare majority (2 of 5 masters down); one of its masters' clocks jumps past the TTL; the down masters come back empty",
+		Source: `Kleppmann, "How to do distributed locking" (2016): the clock-jump counterexample to Redlock`,
+		Predicts: "the jump expires the holder's key on node-3, and a second client takes node-3, node-4 and node-5, a majority: two holders at once; " +
+			"without the jump (run without the clock fault to compare) the second client never reaches a majority",
+		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{2}, Keys: 1, TTL: "10s", Hold: "1500ms",
+		Duration: "4s", Warmup: "0s",
+		Faults: []string{"at=0s restart node=node-4 delay=2200ms", "at=0s restart node=node-5 delay=2200ms", "at=2s clock node=node-3 jump=+30s"},
+		Expect: map[string][]string{"redlock": {"overlaps>0"}},
+	},
+	{
+		Name: "server-clock-jump", Tests: "the one Redis server's wall clock jumps 30 s ahead while locks are held",
+		Source: "the Redis distributed-locks page (expiry follows the server's clock); Kleppmann 2016",
+		Predicts: "every lease on the server expires at once: the holders lose their leases and waiters get in beside them; " +
+			"set-nx-ex's plain DEL then frees later holders' locks (stale releases)",
+		Variants: []string{"set-nx-ex", "lua-release", "watchdog", "fenced"}, Clients: []int{8}, Keys: 1, TTL: "10s", Hold: "200ms",
+		Duration: "3s", Warmup: "0s", Faults: []string{"at=1s clock node=master jump=+30s"},
+		Expect: map[string][]string{"set-nx-ex": {"overlaps>0"}, "lua-release": {"overlaps>0", "lease_lost>0"},
+			"watchdog": {"overlaps>0", "lease_lost>0"}, "fenced": {"overlaps>0", "lease_lost>0"}},
+	},
 }

@@ -105,6 +105,9 @@ type Fault struct {
 	Count    int           `json:"count,omitempty"`
 	Latency  time.Duration `json:"latency_ns,omitempty"`
 	Jitter   time.Duration `json:"jitter_ns,omitempty"`
+	// Jump is how far a clock fault moves the node's clock (negative:
+	// back).
+	Jump time.Duration `json:"jump_ns,omitempty"`
 }
 
 // String returns the fault in --fault's syntax (at=5s pause node=master
@@ -131,6 +134,11 @@ func (f Fault) String() string {
 	}
 	if f.Delay > 0 {
 		s += fmt.Sprintf(" delay=%v", f.Delay)
+	}
+	if f.Jump > 0 {
+		s += fmt.Sprintf(" jump=+%v", f.Jump)
+	} else if f.Jump < 0 {
+		s += fmt.Sprintf(" jump=%v", f.Jump)
 	}
 	return s
 }

@@ -56,7 +56,7 @@ func goldenFullRecord() *results.Record {
 				Rate:   1200, Arrivals: "poisson", Stages: []string{"10s:1000"}},
 			TTL: 10 * time.Second, AcquireTimeout: 5 * time.Second, Retry: "exp:1ms-50ms", Limit: 1,
 			Faults: []results.Fault{{At: time.Second, Kind: "step-delay", Node: "master", For: 500 * time.Millisecond, Delay: 300 * time.Millisecond,
-				Step: "after-setnx", Fraction: 0.5, Count: 2, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond}},
+				Step: "after-setnx", Fraction: 0.5, Count: 2, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Jump: 30 * time.Second}},
 			Scenario: "ticket-sale", Repeat: 2, Fence: results.FenceReject, WaitStrict: true, AllowDestructive: true,
 		},
 		Topology: results.TopologyInfo{Name: "local:replicated?replicas=2", Mode: "single",

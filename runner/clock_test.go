@@ -66,3 +66,58 @@ func TestClockFaultRefused(t *testing.T) {
 		t.Errorf("without the clock shim: %v; want ErrBadFault and ErrNoClockShim", err)
 	}
 }
+
+// Kleppmann's counterexample to Redlock, as the redlock-clock-jump
+// scenario runs it: node-4 and node-5 are down, so a holder has exactly
+// the majority node-1..node-3; node-3's clock jumps past the TTL, which
+// expires the holder's key there; node-4 and node-5 come back empty, and
+// the other client takes node-3, node-4 and node-5. Without the jump the
+// other client never reaches a majority while the holder holds.
+func TestRedlockClockJump(t *testing.T) {
+	s, err := plan.LookupScenario("redlock-clock-jump")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withJump, err := plan.Build(&s, plan.Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withoutJump := withJump
+	withoutJump.Faults = nil
+	for _, f := range withJump.Faults {
+		if f.Kind != faults.Clock {
+			withoutJump.Faults = append(withoutJump.Faults, f)
+		}
+	}
+	if len(withoutJump.Faults) != len(withJump.Faults)-1 {
+		t.Fatalf("the scenario's faults %v have no one clock fault", withJump.Faults)
+	}
+	with := runPlanOn(t, withJump.Topology, withJump).Cells[0]
+	without := runPlanOn(t, withoutJump.Topology, withoutJump).Cells[0]
+	t.Logf("with the jump: %d acquisitions, %d overlaps; without: %d acquisitions, %d overlaps",
+		with.Acquisitions, with.Violations.Overlaps, without.Acquisitions, without.Violations.Overlaps)
+	if with.Violations.Overlaps == 0 {
+		t.Errorf("with node-3's clock jump: no overlap (events %+v); want a second holder on node-3..node-5", with.Faults)
+	}
+	if without.Violations.Overlaps != 0 {
+		t.Errorf("without the clock jump: %d overlaps; want none", without.Violations.Overlaps)
+	}
+}
+
+// A server's clock jump expires every lock on it at once: with every
+// client holding a lock of its own when the clock jumps, every holder's
+// release finds its lease gone.
+func TestServerClockJumpExpiresEveryLock(t *testing.T) {
+	const clients = 4
+	rec := runPlan(t, plan.Plan{
+		Variants: []string{"lua-release"}, Clients: []int{clients},
+		Faults: []faults.Fault{mustFault(t, "at=500ms clock node=master jump=+30s")},
+		// Holds of 1 s from the start: every client is inside at 0.5 s.
+		Workload: workloads.Spec{KeyPerClient: true, Hold: dist(t, "1s"), Duration: 1500 * time.Millisecond},
+	})
+	c := rec.Cells[0]
+	t.Logf("%d acquisitions, %d leases lost", c.Acquisitions, c.Violations.LeaseLost)
+	if c.Violations.LeaseLost < clients {
+		t.Errorf("%d leases lost of %d holders at the jump; want every holder's", c.Violations.LeaseLost, clients)
+	}
+}

@@ -47,7 +47,7 @@ func configOf(p plan.Plan) results.Config {
 	}
 	for _, f := range p.Faults {
 		c.Faults = append(c.Faults, results.Fault{At: f.At, Kind: string(f.Kind), Node: f.Node, For: f.For, Delay: f.Delay,
-			Step: f.Step, Fraction: f.Fraction, Count: f.Count, Latency: f.Latency, Jitter: f.Jitter})
+			Step: f.Step, Fraction: f.Fraction, Count: f.Count, Latency: f.Latency, Jitter: f.Jitter, Jump: f.Jump})
 	}
 	return c
 }
