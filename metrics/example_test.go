@@ -48,8 +48,8 @@ func ExampleOracle_RejectStaleWrites() {
 
 func ExampleMerge() {
 	start := time.Now()
-	shards := []*metrics.Recorder{metrics.NewRecorder(start), metrics.NewRecorder(start)}
-	for i, rec := range shards {
+	stripes := []*metrics.Recorder{metrics.NewRecorder(start), metrics.NewRecorder(start)}
+	for i, rec := range stripes {
 		for j := 1; j <= 100*(i+1); j++ {
 			rec.Add(start, metrics.Attempt)
 			d := time.Duration(j) * 10 * time.Microsecond
@@ -57,7 +57,7 @@ func ExampleMerge() {
 		}
 	}
 
-	s := metrics.Merge(shards, []int64{100, 200}) // per-client acquisitions, for fairness
+	s := metrics.Merge(stripes, []int64{100, 200}) // per-client acquisitions, for fairness
 	lat := metrics.Quantiles(s.Acquire)
 	fmt.Printf("acquisitions: %d of %d attempts\n", s.Acquisitions, s.Attempts)
 	fmt.Printf("p50 %.0fµs p99 %.0fµs max %.0fµs\n", lat.P50, lat.P99, lat.Max)

@@ -22,7 +22,10 @@ import (
 // someone who has written since). By default a stale write is counted and
 // applied; [Oracle.RejectStaleWrites] makes the resource refuse it.
 //
-// An Oracle is safe for concurrent use by many goroutines.
+// An Oracle is safe for concurrent use by many goroutines. What an entry or
+// an exit costs does not grow with the clients or the resources of the
+// cell: each touches its own resource, and reads no clock when the caller
+// gives the time ([Oracle.EnterFencedAt], [Oracle.ExitAt]).
 type Oracle struct {
 	limit     int64
 	resources []resource
@@ -30,13 +33,33 @@ type Oracle struct {
 	// first Enter.
 	rejectStale bool
 
-	handoffMu sync.Mutex
-	handoff   *hdrhistogram.Histogram // release to next acquire, on contended resources
+	// handoff is the release-to-next-acquire histogram on contended
+	// resources, in stripes: resource i records into stripe i mod
+	// handoffStripes, so that entries into different resources seldom
+	// share a mutex.
+	handoff [handoffStripes]handoffStripe
 }
 
-// resource is the state of one protected resource.
+// handoffStripes is how many handoff histograms an oracle keeps at most.
+const handoffStripes = 16
+
+// handoffStripe is one stripe of the handoff histogram, made at its first
+// handoff.
+type handoffStripe struct {
+	mu sync.Mutex
+	h  *hdrhistogram.Histogram
+}
+
+// resource is the state of one protected resource. Every method of the
+// oracle but Report and Handoff works on one resource alone, under its
+// mutex (and, at a handoff, on one stripe of the handoff histogram).
 type resource struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// clock is the time of the resource's latest event: the times callers
+	// give (EnterFencedAt, ExitAt) are read before the mutex is taken, so
+	// that two callers' times may come in the other order; an event is
+	// never timed before the one before it.
+	clock   time.Time
 	holders int64
 	counter int64
 	// overLimitSince is when holders last rose above the limit; it is
@@ -66,6 +89,21 @@ type resource struct {
 	waited             bool
 	longestUnavailable time.Duration
 	enters             int64
+
+	// Keeps the resources of the slice, which different clients enter at
+	// once, off each other's cache lines.
+	_ [64]byte
+}
+
+// at returns the time of an event on res that its caller read at t: t, or
+// the resource's latest event time if t is before it. Call it with res.mu
+// held.
+func (res *resource) at(t time.Time) time.Time {
+	if t.Before(res.clock) {
+		return res.clock
+	}
+	res.clock = t
+	return t
 }
 
 // Entry is one holder's stay in a critical section, returned by
@@ -147,10 +185,10 @@ func NewOracle(resources int, limit int) *Oracle {
 	if limit < 1 {
 		panic(fmt.Sprintf("metrics: NewOracle: limit must be at least 1, got %d", limit))
 	}
-	o := &Oracle{limit: int64(limit), resources: make([]resource, resources), handoff: newHistogram()}
+	o := &Oracle{limit: int64(limit), resources: make([]resource, resources)}
 	now := time.Now()
 	for i := range o.resources {
-		o.resources[i].freeSince = now
+		o.resources[i].freeSince, o.resources[i].clock = now, now
 	}
 	return o
 }
@@ -189,11 +227,18 @@ func (o *Oracle) Enter(resource int) Entry { return o.EnterFenced(resource, 0) }
 // token; its write at Exit is checked against the highest token the
 // resource has been written with. A token of 0 means none: never checked.
 func (o *Oracle) EnterFenced(resource int, token uint64) Entry {
+	return o.EnterFencedAt(resource, token, time.Now())
+}
+
+// EnterFencedAt is EnterFenced for a holder that entered at at, a time the
+// caller read from the machine's clock (for the acquisition's latency): the
+// oracle reads no clock of its own.
+func (o *Oracle) EnterFencedAt(resource int, token uint64, at time.Time) Entry {
 	res := o.resource(resource)
 	res.mu.Lock()
 	defer res.mu.Unlock()
+	now := res.at(at)
 	res.waiting = max(res.waiting-1, 0)
-	now := time.Now()
 	if res.holders == 0 && res.waited {
 		res.longestUnavailable = max(res.longestUnavailable, now.Sub(res.freeSince))
 		res.waited = false
@@ -201,21 +246,30 @@ func (o *Oracle) EnterFenced(resource int, token uint64) Entry {
 	if res.holders == 0 && res.contended {
 		// The handoff: the resource was released while others waited.
 		res.contended = false
-		gap := now.Sub(res.lastExit)
-		o.handoffMu.Lock()
-		RecordMicros(o.handoff, gap.Microseconds())
-		o.handoffMu.Unlock()
+		o.recordHandoff(resource, now.Sub(res.lastExit))
 	}
 	res.holders++
 	if res.holders > o.limit {
 		res.overlaps++
 		if res.holders == o.limit+1 {
-			res.overLimitSince = time.Now()
+			res.overLimitSince = now
 		}
 	}
 	res.maxOccupancy = max(res.maxOccupancy, res.holders)
 	res.enters++
 	return Entry{resource: resource, valueRead: res.counter, entered: true, epoch: res.enters, token: token}
+}
+
+// recordHandoff records a handoff of resource that took gap into the
+// resource's stripe.
+func (o *Oracle) recordHandoff(resource int, gap time.Duration) {
+	s := &o.handoff[resource%handoffStripes]
+	s.mu.Lock()
+	if s.h == nil {
+		s.h = newHistogram()
+	}
+	RecordMicros(s.h, gap.Microseconds())
+	s.mu.Unlock()
 }
 
 // Exit records that the holder of e left the critical section after finishing
@@ -225,8 +279,12 @@ func (o *Oracle) EnterFenced(resource int, token uint64) Entry {
 // with is stale: counted and applied by default, refused under
 // [Oracle.RejectStaleWrites] (Exit then returns false and the counter is
 // left as it was). A write without a token (0) is never checked.
-func (o *Oracle) Exit(e Entry) bool {
-	res := o.leave(e, "Exit")
+func (o *Oracle) Exit(e Entry) bool { return o.ExitAt(e, time.Now()) }
+
+// ExitAt is Exit for a holder that left at at, a time the caller read from
+// the machine's clock: the oracle reads no clock of its own.
+func (o *Oracle) ExitAt(e Entry, at time.Time) bool {
+	res := o.leave(e, "Exit", at)
 	defer res.mu.Unlock()
 	if e.token != 0 {
 		if e.token < res.fence {
@@ -245,14 +303,19 @@ func (o *Oracle) Exit(e Entry) bool {
 
 // Abandon records that the holder of e left the critical section without
 // writing, because it learned mid-hold that its lease was lost.
-func (o *Oracle) Abandon(e Entry) {
-	res := o.leave(e, "Abandon")
+func (o *Oracle) Abandon(e Entry) { o.AbandonAt(e, time.Now()) }
+
+// AbandonAt is Abandon for a holder that left at at, a time the caller
+// read from the machine's clock.
+func (o *Oracle) AbandonAt(e Entry, at time.Time) {
+	res := o.leave(e, "Abandon", at)
 	defer res.mu.Unlock()
 	res.abandoned++
 }
 
-// leave removes e's holder from its resource and returns the resource locked.
-func (o *Oracle) leave(e Entry, caller string) *resource {
+// leave removes e's holder from its resource, which it left at at, and
+// returns the resource locked.
+func (o *Oracle) leave(e Entry, caller string, at time.Time) *resource {
 	if !e.entered {
 		panic("metrics: Oracle." + caller + " of an Entry not returned by Enter")
 	}
@@ -262,13 +325,14 @@ func (o *Oracle) leave(e Entry, caller string) *resource {
 		res.mu.Unlock()
 		panic(fmt.Sprintf("metrics: Oracle.%s of resource %d, which has no holder", caller, e.resource))
 	}
+	now := res.at(at)
 	if res.holders == o.limit+1 {
-		res.timeOverLimit += time.Since(res.overLimitSince)
+		res.timeOverLimit += now.Sub(res.overLimitSince)
 	}
 	res.holders--
 	if res.holders == 0 {
-		res.lastExit, res.contended = time.Now(), res.waiting > 0
-		res.freeSince, res.waited = res.lastExit, res.waiting > 0
+		res.lastExit, res.contended = now, res.waiting > 0
+		res.freeSince, res.waited = now, res.waiting > 0
 	}
 	return res
 }
@@ -319,10 +383,15 @@ func (o *Oracle) Report() OracleReport {
 // were waiting for, the time from a holder leaving to the next holder
 // entering, in microseconds. It shows what waiting by polling costs.
 func (o *Oracle) Handoff() *hdrhistogram.Histogram {
-	o.handoffMu.Lock()
-	defer o.handoffMu.Unlock()
 	h := newHistogram()
-	h.Merge(o.handoff)
+	for i := range o.handoff {
+		s := &o.handoff[i]
+		s.mu.Lock()
+		if s.h != nil {
+			h.Merge(s.h)
+		}
+		s.mu.Unlock()
+	}
 	return h
 }
 

@@ -50,10 +50,13 @@ const (
 	numEvents
 )
 
-// Recorder accumulates the measurements of a shard of clients during one
-// phase of a run cell: histograms, counters, and a per-second series. It is
-// safe for concurrent use; only the clients of one shard share its mutex,
-// and recording does not allocate except when a new second begins.
+// Recorder accumulates the measurements of a stripe of clients during one
+// phase of a run cell: histograms, counters, and a per-second series. (A
+// cell's clients are spread over a few stripes, each with its recorder, so
+// that memory stays bounded with thousands of clients while a few clients
+// seldom share a mutex.) It is safe for concurrent use; only the clients
+// of one stripe share its mutex, and recording does not allocate except
+// when a new second begins.
 type Recorder struct {
 	mu    sync.Mutex
 	start time.Time // second 0 of the series
@@ -125,6 +128,26 @@ func (r *Recorder) Add(at time.Time, e Event) {
 	r.mu.Lock()
 	r.counts[e]++
 	r.secondAt(at).counts[e]++
+	r.mu.Unlock()
+}
+
+// Attempted counts a try at acquiring that did not find the lock held. The
+// series does not show attempts by second, so it takes no time: the caller
+// reads no clock for it.
+func (r *Recorder) Attempted() {
+	r.mu.Lock()
+	r.counts[Attempt]++
+	r.mu.Unlock()
+}
+
+// AttemptedBusy counts a try at acquiring that found the lock (or every
+// permit) held, at at: an attempt, and a busy one in the second at falls
+// in.
+func (r *Recorder) AttemptedBusy(at time.Time) {
+	r.mu.Lock()
+	r.counts[Attempt]++
+	r.counts[Busy]++
+	r.secondAt(at).counts[Busy]++
 	r.mu.Unlock()
 }
 

@@ -62,7 +62,7 @@ func BenchmarkRecorderAcquire(b *testing.B) {
 }
 
 // BenchmarkRecorderAcquireShared is the same with 8 goroutines sharing one
-// recorder, as the clients of one shard do.
+// recorder, as the clients of one stripe do.
 func BenchmarkRecorderAcquireShared(b *testing.B) {
 	start := time.Now()
 	r := NewRecorder(start)

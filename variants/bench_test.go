@@ -10,8 +10,9 @@ import (
 
 // BenchmarkAcquireRelease measures uncontended acquire+release cycles of
 // every variant on every client library against one local redis-server:
-// the floor each design's cost starts from, in cycles/s and in commands
-// sent per cycle (cmds/op).
+// the floor each design's cost starts from, in cycles/s, in commands sent
+// per cycle (cmds/op) and in allocations per cycle (allocs/op, the
+// variant's and the client library's).
 func BenchmarkAcquireRelease(b *testing.B) {
 	conns := connectAll(b)
 	for _, lib := range clients.Names {
@@ -29,6 +30,7 @@ func BenchmarkAcquireRelease(b *testing.B) {
 					defer c.Close()
 				}
 				ctx := b.Context()
+				b.ReportAllocs()
 				before := counted.Commands()
 				for b.Loop() {
 					lease, err := l.Acquire(ctx, "res")

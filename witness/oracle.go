@@ -141,6 +141,18 @@ func (o *Oracle) Exit(e metrics.Entry) bool { return o.leave(e, "exit") }
 // Abandon records that the holder of e left without writing.
 func (o *Oracle) Abandon(e metrics.Entry) { o.leave(e, "abandon") }
 
+// EnterFencedAt, ExitAt and AbandonAt are EnterFenced, Exit and Abandon:
+// the witness times every event with its own clock, and at is ignored.
+func (o *Oracle) EnterFencedAt(resource int, token uint64, _ time.Time) metrics.Entry {
+	return o.EnterFenced(resource, token)
+}
+
+// ExitAt is Exit (see EnterFencedAt).
+func (o *Oracle) ExitAt(e metrics.Entry, _ time.Time) bool { return o.Exit(e) }
+
+// AbandonAt is Abandon (see EnterFencedAt).
+func (o *Oracle) AbandonAt(e metrics.Entry, _ time.Time) { o.Abandon(e) }
+
 func (o *Oracle) leave(e metrics.Entry, how string) bool {
 	if e.Epoch() == unwitnessed {
 		return true

@@ -37,16 +37,19 @@ func freeLocks(env workloads.ClientEnv) (variants.Lock, error) {
 // every arrival costs scheduling, handing over and recording.
 func BenchmarkOpenLoopDispatch(b *testing.B) {
 	spec := workloads.Spec{Clients: 8, Keys: 64, Rate: 1e7, Duration: 200 * time.Millisecond}
-	var arrivals int64
+	var arrivals, acquisitions int64
 	var took time.Duration
+	before := readUsage()
 	for b.Loop() {
 		out, err := workloads.Run(context.Background(), spec, freeLocks, metrics.NewOracle(64, 1), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
 		arrivals += out.Measured.Acquisitions + out.Measured.Dropped
+		acquisitions += out.Measured.Acquisitions
 		took += out.Elapsed
 	}
+	readUsage().report(b, before, acquisitions)
 	b.ReportMetric(float64(arrivals)/took.Seconds(), "arrivals/s")
 	b.ReportMetric(float64(took.Nanoseconds())/float64(arrivals), "ns/arrival")
 }
@@ -115,6 +118,7 @@ func BenchmarkClosedLoopLive(b *testing.B) {
 			spec := workloads.Spec{Clients: 8, Keys: 64, Duration: 200 * time.Millisecond}
 			var acquisitions int64
 			var took time.Duration
+			before := readUsage()
 			for b.Loop() {
 				if fed {
 					spec.Live = &workloads.Live{}
@@ -126,6 +130,7 @@ func BenchmarkClosedLoopLive(b *testing.B) {
 				acquisitions += out.Measured.Acquisitions
 				took += out.Elapsed
 			}
+			readUsage().report(b, before, acquisitions)
 			b.ReportMetric(float64(took.Nanoseconds())/float64(acquisitions), "ns/acq")
 		})
 	}

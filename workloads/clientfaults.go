@@ -40,14 +40,15 @@ func newClientFaults(fs []faults.Fault) []*clientFault {
 	return out
 }
 
-// due reports whether f's time has come, measured from the measured phase.
-func (d *driver) due(f *clientFault) bool { return !time.Now().Before(d.measureAt.Add(f.At)) }
+// due reports whether f's time has come at now, measured from the measured
+// phase.
+func (d *driver) due(f *clientFault, now time.Time) bool { return !now.Before(d.measureAt.Add(f.At)) }
 
-// holderFault claims the first due holder fault not claimed yet, for the
-// client that just entered a critical section; nil when none.
-func (d *driver) holderFault() *clientFault {
+// holderFault claims the first holder fault due at now not claimed yet,
+// for the client that entered a critical section then; nil when none.
+func (d *driver) holderFault(now time.Time) *clientFault {
 	for _, f := range d.clientFaults {
-		if (f.Kind == faults.HolderPause || f.Kind == faults.HolderCrash) && d.due(f) && f.claimed.CompareAndSwap(false, true) {
+		if (f.Kind == faults.HolderPause || f.Kind == faults.HolderCrash) && d.due(f, now) && f.claimed.CompareAndSwap(false, true) {
 			return f
 		}
 	}
@@ -61,8 +62,9 @@ func (c *client) atStep(ctx context.Context, step string) error {
 	if c.crashed.Load() {
 		return faults.ErrCrashed
 	}
-	if until := time.Unix(0, c.frozenUntil.Load()); time.Now().Before(until) {
-		t := time.NewTimer(time.Until(until))
+	// A client never paused (frozenUntil 0) reads no clock here.
+	if until := c.frozenUntil.Load(); until != 0 && time.Now().UnixNano() < until {
+		t := time.NewTimer(time.Until(time.Unix(0, until)))
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
@@ -71,7 +73,7 @@ func (c *client) atStep(ctx context.Context, step string) error {
 		}
 	}
 	for _, f := range c.d.clientFaults {
-		if f.Step != step || !c.d.due(f) || rand.Float64() >= f.Fraction {
+		if f.Step != step || !c.d.due(f, time.Now()) || rand.Float64() >= f.Fraction {
 			continue
 		}
 		n := f.acted.Add(1)

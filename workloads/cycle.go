@@ -14,17 +14,18 @@ import (
 // again, so that a dead server is not hammered by a busy loop.
 const errorPause = 10 * time.Millisecond
 
-// releaseTimeout bounds a release, which runs even after the run was
-// stopped so that no lock is left behind.
-const releaseTimeout = 2 * time.Second
-
 func isBusy(err error) bool { return errors.Is(err, variants.ErrBusy) }
 
 // cycle runs one acquire → hold → release, meant to start at intended and
-// started at began, and reports whether the caller should go on (false when
-// ctx ended during the acquire, or a fault crashed the client).
-func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
-	rec := c.d.recorder(c.shard, intended)
+// started at began. It reports whether the caller should go on (false when
+// ctx ended during the acquire, or a fault crashed the client) and, after a
+// release, when the release ended (zero otherwise): with no think time, the
+// closed loop's next cycle starts then.
+//
+// It reads the clock once per event (acquired and entered, left, release
+// begun, release ended) and allocates nothing of its own.
+func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn bool, end time.Time) {
+	rec := c.d.recorder(c.stripe, intended)
 	c.rec = rec
 	k := 0
 	switch {
@@ -38,14 +39,78 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 	done := time.Now()
 	if err != nil {
 		c.d.oracle.GaveUp(k)
+		return c.failedAcquire(ctx, rec, err, done), time.Time{}
 	}
+	rec.Acquired(done, done.Sub(intended), done.Sub(began))
+	c.d.spec.Live.Acquired(done.Sub(intended))
+	if !intended.Before(c.d.measureAt) {
+		c.acquisitions++
+	}
+
+	// The write at Exit carries the lease's fencing token (0 for none).
+	entry := c.d.oracle.EnterFencedAt(k, lease.Token(), done)
+	if f := c.d.holderFault(done); f != nil {
+		c.d.event(f, c, string(f.Kind))
+		if f.Kind == faults.HolderCrash {
+			// Dead while holding: it leaves the resource, never releases,
+			// and its renewals stop at their next step.
+			c.crashed.Store(true)
+			crashed := time.Now()
+			c.d.oracle.AbandonAt(entry, crashed)
+			rec.Add(crashed, metrics.Crashed)
+			return false, time.Time{}
+		}
+		// A stop-the-world pause: the holder and its renewals freeze.
+		c.frozenUntil.Store(time.Now().Add(f.For).UnixNano())
+		c.sleep(ctx, f.For, nil)
+	}
+	lost := c.sleep(ctx, c.d.spec.Hold.Sample(c.rnd), lease.Lost())
+	exited := time.Now()
+	switch {
+	case lost:
+		c.d.oracle.AbandonAt(entry, exited)
+		rec.Add(exited, metrics.LeaseLost)
+	case !c.d.oracle.ExitAt(entry, exited):
+		// The resource refused the write: its token is older than one
+		// written since, so the lease had passed on. The holder learns it
+		// here, as from a failed renewal: one lease lost, not counted
+		// again when the release finds the lock gone.
+		lost = true
+		rec.Add(exited, metrics.LeaseLost)
+	}
+	rec.Held(exited.Sub(done))
+
+	// A later holder inside before the release means the lease had already
+	// passed on: if the release still succeeds, it freed another's lock.
+	intruded := c.d.oracle.Intruded(entry)
+	released := time.Now()
+	err = lease.Release(c.releasing(ctx, released))
+	end = time.Now()
+	c.released()
 	switch {
 	case err == nil:
-		rec.Acquired(done, done.Sub(intended), done.Sub(began))
-		c.d.spec.Live.Acquired(done.Sub(intended))
-		if !intended.Before(c.d.measureAt) {
-			c.acquisitions++
+		rec.Released(end.Sub(released))
+		if intruded {
+			rec.Add(end, metrics.StaleRelease)
 		}
+	case errors.Is(err, variants.ErrLeaseLost):
+		if !lost {
+			rec.Add(end, metrics.LeaseLost)
+		}
+	case errors.Is(err, faults.ErrCrashed):
+		rec.Add(end, metrics.Crashed)
+		return false, time.Time{}
+	default:
+		rec.Add(end, metrics.Error)
+		c.d.spec.Live.Failed()
+	}
+	return true, end
+}
+
+// failedAcquire counts an acquire that failed with err at done and reports
+// whether the client goes on.
+func (c *client) failedAcquire(ctx context.Context, rec *metrics.Recorder, err error, done time.Time) bool {
+	switch {
 	case ctx.Err() != nil:
 		return false
 	case errors.Is(err, faults.ErrCrashed):
@@ -60,65 +125,6 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) bool {
 		rec.Add(done, metrics.Error)
 		c.d.spec.Live.Failed()
 		c.sleep(ctx, errorPause, nil)
-	}
-	if err != nil {
-		return true
-	}
-
-	// The write at Exit carries the lease's fencing token (0 for none).
-	entry := c.d.oracle.EnterFenced(k, lease.Token())
-	if f := c.d.holderFault(); f != nil {
-		c.d.event(f, c, string(f.Kind))
-		if f.Kind == faults.HolderCrash {
-			// Dead while holding: it leaves the resource, never releases,
-			// and its renewals stop at their next step.
-			c.crashed.Store(true)
-			c.d.oracle.Abandon(entry)
-			rec.Add(time.Now(), metrics.Crashed)
-			return false
-		}
-		// A stop-the-world pause: the holder and its renewals freeze.
-		c.frozenUntil.Store(time.Now().Add(f.For).UnixNano())
-		c.sleep(ctx, f.For, nil)
-	}
-	lost := c.sleep(ctx, c.d.spec.Hold.Sample(c.rnd), lease.Lost())
-	switch {
-	case lost:
-		c.d.oracle.Abandon(entry)
-		rec.Add(time.Now(), metrics.LeaseLost)
-	case !c.d.oracle.Exit(entry):
-		// The resource refused the write: its token is older than one
-		// written since, so the lease had passed on. The holder learns it
-		// here, as from a failed renewal: one lease lost, not counted
-		// again when the release finds the lock gone.
-		lost = true
-		rec.Add(time.Now(), metrics.LeaseLost)
-	}
-	rec.Held(time.Since(done))
-
-	// A later holder inside before the release means the lease had already
-	// passed on: if the release still succeeds, it freed another's lock.
-	intruded := c.d.oracle.Intruded(entry)
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
-	released := time.Now()
-	err = lease.Release(rctx)
-	cancel()
-	switch {
-	case err == nil:
-		rec.Released(time.Since(released))
-		if intruded {
-			rec.Add(time.Now(), metrics.StaleRelease)
-		}
-	case errors.Is(err, variants.ErrLeaseLost):
-		if !lost {
-			rec.Add(time.Now(), metrics.LeaseLost)
-		}
-	case errors.Is(err, faults.ErrCrashed):
-		rec.Add(time.Now(), metrics.Crashed)
-		return false
-	default:
-		rec.Add(time.Now(), metrics.Error)
-		c.d.spec.Live.Failed()
 	}
 	return true
 }

@@ -14,11 +14,12 @@ import (
 	"github.com/lockbench/lockbench/variants"
 )
 
-// maxShards bounds how many recorders the clients of a cell share: a client
-// records into the recorder of its shard (client index mod shards), so that
-// memory stays bounded with thousands of clients while a few clients never
-// contend for a recorder.
-const maxShards = 16
+// maxStripes bounds how many recorders the clients of a cell share: a
+// client records into the recorder of its stripe (client index mod
+// stripes), so that memory stays bounded with thousands of clients while a
+// few clients never contend for a recorder. An open loop's schedule has a
+// recorder of its own besides.
+const maxStripes = 16
 
 // Run drives the workload until its duration or ops are done or ctx ends,
 // and returns what it measured. Every lease taken is released before Run
@@ -75,6 +76,9 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 	} else {
 		d.runClosed(runCtx)
 	}
+	for _, c := range d.clients {
+		c.closeRelease()
+	}
 	if !phase.Stop() || spec.Warmup == 0 {
 		<-phaseDone
 	}
@@ -109,8 +113,9 @@ type driver struct {
 	names     []string
 	oracle    Oracle
 	clients   []*client
-	warm      []*metrics.Recorder // per shard
-	measured  []*metrics.Recorder // per shard
+	stripes   int                 // the clients' recorders per phase
+	warm      []*metrics.Recorder // per stripe, then the schedule's
+	measured  []*metrics.Recorder // per stripe, then the schedule's
 	measureAt time.Time
 	measuring atomic.Bool
 	remaining atomic.Int64 // ops left when spec.Ops > 0
@@ -135,9 +140,9 @@ func newDriver(spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
 	d.remaining.Store(spec.Ops)
 	created := time.Now()
 	seed := rand.Uint64()
-	shards := min(spec.Clients, maxShards)
+	d.stripes = min(spec.Clients, maxStripes)
 	for i := range spec.Clients {
-		c := &client{d: d, index: i, shard: i % shards, rnd: rand.New(rand.NewPCG(seed, uint64(i)))}
+		c := &client{d: d, index: i, stripe: i % d.stripes, rnd: rand.New(rand.NewPCG(seed, uint64(i)))}
 		clock := spec.Clocks.NewClock(c.rnd, created)
 		if spec.Clocks.Skew != (Skew{}) {
 			d.offsets = append(d.offsets, clock.Offset())
@@ -158,12 +163,16 @@ func newDriver(spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
 func (d *driver) begin() {
 	start := time.Now()
 	d.measureAt = start.Add(d.spec.Warmup)
-	for range min(len(d.clients), maxShards) {
+	recorders := d.stripes
+	if d.spec.Open() {
+		recorders++ // the schedule's
+	}
+	for range recorders {
 		d.warm = append(d.warm, metrics.NewRecorder(start))
 		d.measured = append(d.measured, metrics.NewRecorder(d.measureAt))
 	}
 	for _, c := range d.clients {
-		c.rec = d.warm[c.shard]
+		c.rec = d.warm[c.stripe]
 	}
 }
 
@@ -176,12 +185,12 @@ func (d *driver) closeLocks() {
 	}
 }
 
-// recorder is the recorder of shard for a cycle that started at start.
-func (d *driver) recorder(shard int, start time.Time) *metrics.Recorder {
+// recorder is the recorder of stripe for a cycle that started at start.
+func (d *driver) recorder(stripe int, start time.Time) *metrics.Recorder {
 	if start.Before(d.measureAt) {
-		return d.warm[shard]
+		return d.warm[stripe]
 	}
-	return d.measured[shard]
+	return d.measured[stripe]
 }
 
 // sampleOracle reads the oracle at the end of every second of the measured
@@ -228,15 +237,11 @@ func (d *driver) runClosed(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range d.clients {
 		wg.Go(func() {
+			var began time.Time
 			for ctx.Err() == nil && !c.crashed.Load() {
-				// Out of ops: this client is done; the others finish the
-				// acquisitions they started.
-				if d.measuring.Load() && d.spec.Ops > 0 && d.remaining.Add(-1) < 0 {
+				var more bool
+				if began, more = c.step(ctx, began); !more {
 					return
-				}
-				began := time.Now()
-				if c.cycle(ctx, began, began) {
-					c.sleep(ctx, d.spec.Think.Sample(c.rnd), nil)
 				}
 			}
 		})
@@ -244,15 +249,41 @@ func (d *driver) runClosed(ctx context.Context) {
 	wg.Wait()
 }
 
-// client is one simulated client: its lock, its shard and its randomness.
+// step is one turn of a client's closed loop: a cycle and the think after
+// it. began is when the turn starts, zero to read the clock; step returns
+// when the next turn starts (zero when a think or a failed cycle comes
+// between: read the clock then), and false when the ops ran out.
+func (c *client) step(ctx context.Context, began time.Time) (next time.Time, more bool) {
+	d := c.d
+	// Out of ops: this client is done; the others finish the acquisitions
+	// they started.
+	if d.measuring.Load() && d.spec.Ops > 0 && d.remaining.Add(-1) < 0 {
+		return time.Time{}, false
+	}
+	if began.IsZero() {
+		began = time.Now()
+	}
+	goOn, end := c.cycle(ctx, began, began)
+	if !goOn {
+		return time.Time{}, true
+	}
+	if think := d.spec.Think.Sample(c.rnd); think > 0 {
+		c.sleep(ctx, think, nil)
+		return time.Time{}, true
+	}
+	return end, true
+}
+
+// client is one simulated client: its lock, its stripe and its randomness.
 type client struct {
-	d            *driver
-	index, shard int
-	lock         variants.Lock
-	rec          *metrics.Recorder // the current cycle's recorder, also used by attempt
-	rnd          *rand.Rand
-	timer        *time.Timer
-	acquisitions int64 // in the measured phase, for fairness
+	d             *driver
+	index, stripe int
+	lock          variants.Lock
+	rec           *metrics.Recorder // the current cycle's recorder, also used by attempt
+	rnd           *rand.Rand
+	timer         *time.Timer
+	release       *releaseContext // nil until the first release, and after one that timed out
+	acquisitions  int64           // in the measured phase, for fairness
 	// crashed is set when a fault killed the client; frozenUntil (Unix
 	// nanoseconds) while a holder pause lasts. Its renewals read both.
 	crashed     atomic.Bool
@@ -261,14 +292,16 @@ type client struct {
 
 // note counts a variant's own happening in the recorder of the phase it
 // happened in; a variant may call it from any goroutine.
-func (c *client) note(name string) { c.d.recorder(c.shard, time.Now()).Note(name) }
+func (c *client) note(name string) { c.d.recorder(c.stripe, time.Now()).Note(name) }
 
-// attempt counts a try at acquiring; the lock calls it from Acquire.
+// attempt counts a try at acquiring; the lock calls it from Acquire. Only
+// a busy try is counted in the per-second series, so only it reads the
+// clock.
 func (c *client) attempt(err error) {
-	now := time.Now()
-	c.rec.Add(now, metrics.Attempt)
 	if err != nil && isBusy(err) {
-		c.rec.Add(now, metrics.Busy)
+		c.rec.AttemptedBusy(time.Now())
 		c.d.spec.Live.BusyTry()
+		return
 	}
+	c.rec.Attempted()
 }

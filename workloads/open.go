@@ -40,7 +40,7 @@ func (d *driver) runOpen(ctx context.Context) {
 				if ctx.Err() != nil {
 					continue // drain: the run is over
 				}
-				if !c.cycle(ctx, intended, time.Now()) && c.crashed.Load() {
+				if goOn, _ := c.cycle(ctx, intended, time.Now()); !goOn && c.crashed.Load() {
 					return // a crashed client serves no more
 				}
 			}
@@ -78,7 +78,7 @@ func (d *driver) schedule(ctx context.Context, backlog chan<- time.Time) {
 			return
 		}
 		now := time.Now()
-		rec := d.recorder(0, at)
+		rec := d.recorder(d.stripes, at) // the schedule's own
 		rec.Late(now.Sub(at))
 		if !at.Before(d.measureAt) {
 			d.offered.Add(1)

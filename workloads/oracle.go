@@ -1,6 +1,8 @@
 package workloads
 
 import (
+	"time"
+
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/lockbench/lockbench/metrics"
@@ -8,9 +10,9 @@ import (
 
 // Oracle is the protected resource the clients of a cell enter and leave
 // while they hold the lock, which counts what the lock let through. In one
-// process it is a [metrics.Oracle]; the shards of a run share a witness
-// (package witness), so that holders in different processes are checked
-// together. Every method is safe for concurrent use.
+// process it is a [metrics.Oracle]; the shards of a run (--shard) share a
+// witness (package witness), so that holders in different processes are
+// checked together. Every method is safe for concurrent use.
 type Oracle interface {
 	// Waiting and GaveUp bracket a client's try at resource that did not
 	// end in EnterFenced.
@@ -23,6 +25,14 @@ type Oracle interface {
 	// took it; Abandon leaves without writing.
 	Exit(metrics.Entry) bool
 	Abandon(metrics.Entry)
+	// EnterFencedAt, ExitAt and AbandonAt are EnterFenced, Exit and
+	// Abandon at at, the time the workload read from the machine's clock
+	// for the acquisition or the exit: an oracle that times with that
+	// clock (metrics.Oracle) takes it instead of reading it again; one
+	// with a clock of its own (a witness) may ignore it.
+	EnterFencedAt(resource int, token uint64, at time.Time) metrics.Entry
+	ExitAt(e metrics.Entry, at time.Time) bool
+	AbandonAt(e metrics.Entry, at time.Time)
 	// Intruded reports whether a later holder is inside the entry's
 	// resource now.
 	Intruded(metrics.Entry) bool

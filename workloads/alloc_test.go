@@ -1,0 +1,80 @@
+package workloads
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/topologies/topotest"
+	"github.com/lockbench/lockbench/variants"
+)
+
+// The closed loop's turn with the none variant (acquire, enter, hold,
+// exit, release, think: everything but Redis) allocates nothing: the
+// harness takes no CPU per acquisition from the Redis it measures beyond
+// its own bookkeeping. The cases cover one key, a key per client with the
+// live counters fed, and random keys with hold and think times (timers).
+func TestClosedLoopTurnDoesNotAllocate(t *testing.T) {
+	conn, err := clients.New(t.Context(), topotest.Endpoint(t), clients.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	hold, err := ParseDistribution("uniform:1us-3us")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		runs int // each sleeps twice in the last case (about 1 ms each)
+	}{
+		{"one key", Spec{Clients: 2, Keys: 1}, 2000},
+		{"key per client, live", Spec{Clients: 2, KeyPerClient: true, Live: &Live{}}, 2000},
+		{"keys, hold and think", Spec{Clients: 2, Keys: 8, Hold: hold, Think: hold}, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.Ops = 1 << 40 // never runs out here
+			newLock := func(env ClientEnv) (variants.Lock, error) {
+				return variants.New("none", variants.Config{
+					Conn: variants.NewCounted(conn), Prefix: "lbtest:alloc:", Clock: env.Clock,
+					OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note,
+				})
+			}
+			oracle := metrics.NewOracle(max(spec.Keys, spec.Clients), 1)
+			d, err := newDriver(spec, newLock, oracle)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.closeLocks()
+			d.begin()
+			d.measuring.Store(true)
+			c := d.clients[0]
+			defer c.closeRelease()
+			ctx := context.Background()
+			var began time.Time
+			runs := tc.runs
+			allocs := testing.AllocsPerRun(runs, func() {
+				next, more := c.step(ctx, began)
+				if !more {
+					t.Fatal("the ops ran out")
+				}
+				began = next
+			})
+			if allocs != 0 {
+				t.Errorf("%v allocations per turn, want 0", allocs)
+			}
+			// Every turn went through the whole cycle.
+			rep := oracle.Report()
+			if rep.CriticalSections != int64(runs+1) || rep.Holders != 0 {
+				t.Errorf("oracle saw %d critical sections and %d holders, want %d and 0", rep.CriticalSections, rep.Holders, runs+1)
+			}
+			if got := metrics.Merge(d.measured, nil); got.Acquisitions != int64(runs+1) || got.Attempts != int64(runs+1) {
+				t.Errorf("recorded %d acquisitions of %d attempts, want %d of %d", got.Acquisitions, got.Attempts, runs+1, runs+1)
+			}
+		})
+	}
+}
