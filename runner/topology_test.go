@@ -112,8 +112,16 @@ func TestRedlockSurvivesMinority(t *testing.T) {
 			if paused < 3 && c.Acquisitions < 10 {
 				t.Errorf("only %d acquisitions with %d of 5 paused", c.Acquisitions, paused)
 			}
-			if paused == 3 && (c.Acquisitions != 0 || c.Timeouts == 0) {
-				t.Errorf("with 3 of 5 paused: %d acquisitions, %d timeouts; want none and some", c.Acquisitions, c.Timeouts)
+			// An acquire already past its SETs when the SIGSTOPs land (a few
+			// ms into the phase) may still succeed: none may after the first
+			// second.
+			var late int64
+			for _, s := range c.Series[min(1, len(c.Series)):] {
+				late += s.Acquisitions
+			}
+			if paused == 3 && (late != 0 || c.Acquisitions > 1 || c.Timeouts == 0) {
+				t.Errorf("with 3 of 5 paused: %d acquisitions (%d after the first second), %d timeouts; want at most one in flight at the pause, none later, and some timeouts",
+					c.Acquisitions, late, c.Timeouts)
 			}
 			checkRecordNodes(t, rec, 5)
 		})
