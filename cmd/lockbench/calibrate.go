@@ -60,10 +60,10 @@ type calibrateOptions struct {
 func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := calibrateOptions{benchmark: "redis-benchmark"}
 	fs := newFlagSet("calibrate", stderr)
-	fs.IntVar(&o.connections, "connections", 50, "connections of redis-benchmark and clients of lockbench")
-	fs.IntVar(&o.requests, "requests", 200000, "requests redis-benchmark sends per command (SET, then DEL)")
+	fs.IntVar(&o.connections, "connections", 50, "`N` connections of redis-benchmark, and as many clients of lockbench")
+	fs.IntVar(&o.requests, "requests", 200000, "`N` requests redis-benchmark sends per command (SET, then DEL)")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured time of each lockbench run (after a 1s warm-up)")
-	fs.StringVar(&o.client, "client", bothClients, "client library of lockbench: "+strings.Join(clients.Names, ", ")+" or "+bothClients)
+	fs.StringVar(&o.client, "client", bothClients, "client `LIBRARY` of lockbench: "+strings.Join(clients.Names, ", ")+" or "+bothClients)
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -41,88 +42,98 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-const usage = `lockbench benchmarks Redis distributed locks and counts their violations.
-
-Usage:
-  lockbench run [flags]             run variants side by side and print one table
-  lockbench variants                list the lock designs with their claims
-  lockbench scenarios               list the named scenarios (run --scenario NAME)
-  lockbench findings                run every scenario and write docs/findings.md
-  lockbench merge A.json B.json -o M.json   merge records of shards of one load (or --witness URL --run-id ID)
-  lockbench report A.json ... -o report.html   one self-contained HTML page with charts of records
-  lockbench compare OLD.json NEW.json      compare two runs over their repetitions, like benchstat; --fail-on gates CI
-  lockbench sweep [flags]           step clients (or rate) up to the SLO, fit the scalability model, plan shards
-  lockbench calibrate [flags]       compare lockbench with redis-benchmark on one local redis-server
-  lockbench soak [flags]            run a mixed workload for --duration, print memory and goroutines each --interval; fail unless flat
-  lockbench topology up NAME        start a local topology that stays up, print its addresses
-  lockbench topology down           stop it
-  lockbench help [command]          show help
-
-Run 'lockbench run --help' for the flags of a run.
-`
-
 // run is the whole command; main only maps its error to an exit status.
+// Help (lockbench help [COMMAND], COMMAND --help or -h) goes to stdout and
+// succeeds.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return usagef("no command given (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, soak, help)")
+		writeRootHelp(stderr)
+		return usagef("no command given (commands: %s)", knownCommands())
 	}
-	switch args[0] {
-	case "run":
-		return runRun(ctx, args[1:], stdout, stderr)
-	case "variants":
-		return runVariants(args[1:], stdout, stderr)
-	case "calibrate":
-		return runCalibrate(ctx, args[1:], stdout, stderr)
-	case "topology":
-		return runTopology(ctx, args[1:], stdout, stderr)
-	case "scenarios":
-		return runScenarios(args[1:], stdout, stderr)
-	case "findings":
-		return runFindings(ctx, args[1:], stdout, stderr)
-	case "merge":
-		return runMerge(ctx, args[1:], stdout, stderr)
-	case "compare":
-		return runCompare(args[1:], stdout, stderr)
-	case "report":
-		return runReport(args[1:], stdout, stderr)
-	case "sweep":
-		return runSweep(ctx, args[1:], stdout, stderr)
-	case "soak":
-		return runSoak(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		if len(args) > 1 {
-			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+	if isHelpArg(args[0]) {
+		name := slices.DeleteFunc(slices.Clone(args[1:]), isHelpArg)
+		if len(name) == 0 {
+			writeRootHelp(stdout)
+			return nil
 		}
-		fmt.Fprint(stdout, usage)
-		return nil
+		return run(ctx, append(name, "--help"), stdout, stderr)
 	}
-	return usagef("unknown command %q (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, soak, help)", args[0])
+	cmd := findCommand(commands, args[0])
+	if cmd == nil {
+		return usagef("unknown command %q (commands: %s)", args[0], knownCommands())
+	}
+	return cmd.exec(ctx, args[1:], stdout, stderr)
 }
 
-// newFlagSet returns a flag set that reports errors instead of exiting.
+// isHelpArg reports whether arg asks for help in place of a command.
+func isHelpArg(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "--help"
+}
+
+// exec runs c with args, the arguments after its name: a group picks the
+// action args begin with. A request for help is answered here, on stdout.
+func (c *command) exec(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(c.actions) > 0 {
+		switch {
+		case len(args) == 0:
+			return usagef("%s: give an action: %s", c.name, strings.Join(c.usageLines(true), " | "))
+		case isHelpArg(args[0]):
+			return writeHelp(stdout, c, nil)
+		}
+		action := findCommand(c.actions, args[0])
+		if action == nil {
+			return usagef("%s: unknown action %q; %s", c.name, args[0], strings.Join(c.usageLines(true), " | "))
+		}
+		return action.exec(ctx, args[1:], stdout, stderr)
+	}
+	err := c.run(ctx, args, stdout, stderr)
+	if h, ok := errors.AsType[helpRequest](err); ok {
+		return writeHelp(stdout, c, h.flags)
+	}
+	return err
+}
+
+// helpRequest is what parsing returns for --help or -h: the command's
+// flags, for exec to print its help with.
+type helpRequest struct{ flags *pflag.FlagSet }
+
+func (h helpRequest) Error() string { return "help requested" }
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// prints nothing itself: help goes through helpRequest; pflag's own notes
+// (a deprecated flag) go to stderr.
 func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
+	fs.Usage = func() {}
 	return fs
 }
 
-// parse parses args of a command that takes no arguments, treating --help
-// as success and anything else wrong as a usage error of one line.
+// parseFlags parses args into fs, any number of arguments left. --help and
+// -h return a helpRequest; anything else wrong is a usage error of one
+// line.
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return helpRequest{fs}
+		}
+		return usageError{err}
+	}
+	return nil
+}
+
+// parse parses args of a command that takes no arguments. help reports
+// --help or -h; err is then the helpRequest to return, which exec answers.
 func parse(fs *pflag.FlagSet, args []string) (help bool, err error) {
 	return parseWithArgs(fs, args, 0)
 }
 
 // parseWithArgs is parse for a command that takes exactly n arguments.
 func parseWithArgs(fs *pflag.FlagSet, args []string, n int) (help bool, err error) {
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(fs.Output(), "Usage of lockbench %s:\n%s", fs.Name(), fs.FlagUsages())
-			return true, nil
-		}
-		return false, usageError{err}
+	if err := parseFlags(fs, args); err != nil {
+		_, help = errors.AsType[helpRequest](err)
+		return help, err
 	}
 	switch {
 	case n == 0 && fs.NArg() > 0:

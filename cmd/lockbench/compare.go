@@ -22,17 +22,13 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", stderr)
 	var o compareOptions
 	fs.Float64Var(&o.alpha, "alpha", compare.DefaultAlpha,
-		"significance level in (0, 1): a change counts when the Mann-Whitney U test's p-value is below it")
+		"significance `LEVEL` in (0, 1): a change counts when the Mann-Whitney U test's p-value is below it")
 	fs.StringArrayVar(&o.failOn, "fail-on", nil,
-		"exit status 1 on a regression: acquire.p99:+10% (significantly worse by more than 10 %), throughput:-5%, "+
+		"exit status 1 on a regression `RULE`: acquire.p99:+10% (significantly worse by more than 10 %), throughput:-5%, "+
 			"or overlaps:>0 (met by any repetition of the new record) (repeatable)")
-	fs.StringVar(&o.format, "format", "table", "what to print: "+strings.Join(results.Formats, ", "))
-	help, err := parseWithArgs(fs, args, 2)
-	if help {
-		return nil
-	}
-	if err != nil {
-		if fs.Parsed() && fs.NArg() != 2 {
+	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(results.Formats, ", "))
+	if help, err := parseWithArgs(fs, args, 2); help || err != nil {
+		if !help && fs.Parsed() && fs.NArg() != 2 {
 			return usagef("compare: give two records, OLD.json NEW.json (got %d)", fs.NArg())
 		}
 		return err

@@ -17,8 +17,8 @@ import (
 // writes the findings report.
 func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("findings", stderr)
-	out := fs.String("out", "docs/findings.md", "the markdown report")
-	only := fs.StringSlice("scenarios", nil, "run only these scenarios (default: all)")
+	out := fs.String("out", "docs/findings.md", "the `FILE` of the markdown report")
+	only := fs.StringSlice("scenarios", nil, "run only these scenarios, comma-separated `NAMES` (default: all)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}

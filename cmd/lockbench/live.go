@@ -23,7 +23,7 @@ type liveFlags struct {
 
 func (l *liveFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&l.quiet, "quiet", false, "no progress line on stderr while the run goes")
-	fs.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics while the run goes (127.0.0.1:9100; port 0 picks one)")
+	fs.StringVar(&l.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://`ADDR`/metrics while the run goes (127.0.0.1:9100; port 0 picks one)")
 	fs.DurationVar(&l.interval, "progress-interval", 5*time.Second, "how often a plain progress line is written when stderr is not a terminal")
 	_ = fs.MarkHidden("progress-interval")
 }

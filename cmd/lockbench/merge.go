@@ -17,13 +17,12 @@ import (
 // stderr, and the merge goes on.
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", stderr)
-	out := fs.StringP("out", "o", "", "the merged record (required)")
-	witnessURL := fs.String("witness", "", "also merge the records the shards of --run-id left in this witness (redis://host:port)")
-	runID := fs.String("run-id", "", "the run whose records to take from --witness")
-	format := fs.String("format", "table", "what to print: "+strings.Join(results.Formats, ", "))
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+	out := fs.StringP("out", "o", "", "the merged record's `FILE` (required)")
+	witnessURL := fs.String("witness", "", "also merge the records the shards of --run-id left in the witness at `URL` (redis://host:port)")
+	runID := fs.String("run-id", "", "the `ID` of the run whose records to take from --witness")
+	format := fs.String("format", "table", "output `FORMAT`: "+strings.Join(results.Formats, ", "))
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() < 1 && *witnessURL == "" {
 		return usagef("merge: give at least two records (lockbench merge A.json B.json -o merged.json), or --witness and --run-id")

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/spf13/pflag"
 
 	"github.com/lockbench/lockbench/report"
 	"github.com/lockbench/lockbench/results"
@@ -22,15 +19,10 @@ type reportOptions struct {
 func runReport(args []string, stdout, stderr io.Writer) error {
 	var o reportOptions
 	fs := newFlagSet("report", stderr)
-	fs.StringVarP(&o.out, "out", "o", "", "the HTML file to write (required)")
-	fs.StringVar(&o.title, "title", "", `the page's title (default "lockbench report")`)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stderr, "Usage of lockbench report (lockbench report A.json [B.json ...] -o report.html):\n%s", fs.FlagUsages())
-			return nil
-		}
-		return usageError{err}
+	fs.StringVarP(&o.out, "out", "o", "", "the HTML `FILE` to write (required)")
+	fs.StringVar(&o.title, "title", "", "the page's `TITLE` (default \"lockbench report\")")
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return usagef("report: give at least one record (lockbench report results/runs/*.json -o report.html)")

@@ -60,7 +60,7 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("soak", stderr)
 	fs.DurationVar(&o.duration, "duration", 5*time.Minute, "how long to run the mixed workload (e.g. 5m, 1h); at least its first round of plans, the warm-up")
 	fs.DurationVar(&o.interval, "interval", time.Minute, "how often to print resident memory, heap and goroutines")
-	fs.StringArrayVar(&o.targets, "target", nil, "an existing server, redis://host:port, as for run (default: a local redis-server of its own); the password comes from $"+topologies.PasswordEnv)
+	fs.StringArrayVar(&o.targets, "target", nil, "an existing server's `URL`, redis://host:port, as for run (default: a local redis-server of its own); the password comes from $"+topologies.PasswordEnv)
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}

@@ -37,13 +37,13 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var o runOptions
 	var so sweepOptions
 	o.register(fs)
-	fs.StringArrayVar(&so.slo, "slo", nil, "a threshold every step must meet, e.g. 'acquire.p99<5ms' (repeatable); the first step that breaks it is the variant's last")
-	fs.StringSliceVar(&so.rates, "rates", nil, "sweep the offered rate instead of clients: 1000,2000,4000 (open loop; --clients caps the clients in progress, default 64)")
-	fs.Float64Var(&so.minGain, "min-gain", 0.05, "throughput gain over the best step that counts as rising; two steps in a row without it end the variant's sweep")
-	fs.Float64Var(&so.targetRate, "target-rate", 0, "acquisitions per second to plan Redis nodes (masters) for, from the Redis CPU per acquisition at the best step within the SLO")
-	fs.Float64Var(&so.maxCPU, "max-cpu", 0.7, "planned busy fraction of each Redis node's core, in (0, 1]")
+	fs.StringArrayVar(&so.slo, "slo", nil, "a threshold `RULE` every step must meet, e.g. 'acquire.p99<5ms' (repeatable); the first step that breaks it is the variant's last")
+	fs.StringSliceVar(&so.rates, "rates", nil, "sweep the offered rate instead of clients, `RATES` per second: 1000,2000,4000 (open loop; --clients caps the clients in progress, default 64)")
+	fs.Float64Var(&so.minGain, "min-gain", 0.05, "the throughput gain over the best step, a `FRACTION`, that counts as rising; two steps in a row without it end the variant's sweep")
+	fs.Float64Var(&so.targetRate, "target-rate", 0, "the acquisitions per second, `RATE`, to plan Redis nodes (masters) for, from the Redis CPU per acquisition at the best step within the SLO")
+	fs.Float64Var(&so.maxCPU, "max-cpu", 0.7, "the planned busy `FRACTION` of each Redis node's core, in (0, 1]")
 	fs.Lookup("clients").DefValue = intList(sweepClients)
-	fs.Lookup("clients").Usage = "client counts to step through, ascending"
+	fs.Lookup("clients").Usage = "the client counts to step through, ascending: `N,...`"
 	fs.Lookup("duration").DefValue = sweepDuration.String()
 	if help, err := parse(fs, args); help || err != nil {
 		return err

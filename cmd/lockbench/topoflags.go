@@ -26,16 +26,16 @@ type topologyFlags struct {
 }
 
 func (t *topologyFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&t.name, "topology", "", "a topology lockbench starts: "+strings.Join(topologies.Names(), ", ")+
+	fs.StringVar(&t.name, "topology", "", "a topology lockbench starts, by `NAME`: "+strings.Join(topologies.Names(), ", ")+
 		" (default local, embedded without redis-server)")
-	fs.StringArrayVar(&t.targets, "target", nil, "an existing server: redis://[user@]host:port[/db] or rediss://...; "+
+	fs.StringArrayVar(&t.targets, "target", nil, "an existing server's `URL`: redis://[user@]host:port[/db] or rediss://...; "+
 		"repeat for independent masters (Redlock); the password comes from $"+topologies.PasswordEnv+" or --password-file, never the URL")
-	fs.StringSliceVar(&t.cluster, "cluster", nil, "seed addresses of an existing Redis Cluster: host:port,...")
-	fs.StringSliceVar(&t.sentinels, "sentinel", nil, "sentinels of an existing master: host:port,... (with --master-name)")
-	fs.StringVar(&t.masterName, "master-name", "", "the master's name at the sentinels")
-	fs.StringVar(&t.tlsCA, "tls-ca", "", "PEM file of the CA that signed the servers' certificates (turns TLS on for --cluster and --sentinel)")
+	fs.StringSliceVar(&t.cluster, "cluster", nil, "seed `ADDRS` of an existing Redis Cluster: host:port,...")
+	fs.StringSliceVar(&t.sentinels, "sentinel", nil, "the sentinels of an existing master, `ADDRS` host:port,... (with --master-name)")
+	fs.StringVar(&t.masterName, "master-name", "", "the master's `NAME` at the sentinels")
+	fs.StringVar(&t.tlsCA, "tls-ca", "", "PEM `FILE` of the CA that signed the servers' certificates (turns TLS on for --cluster and --sentinel)")
 	fs.BoolVar(&t.tlsInsecure, "tls-insecure", false, "TLS without checking certificates")
-	fs.StringVar(&t.passwordFile, "password-file", "", "a file whose first line is the servers' password (default $"+topologies.PasswordEnv+"); a password is never taken from a flag value")
+	fs.StringVar(&t.passwordFile, "password-file", "", "a `FILE` whose first line is the servers' password (default $"+topologies.PasswordEnv+"); a password is never taken from a flag value")
 }
 
 // override checks the flags and returns their resolved spec when one of

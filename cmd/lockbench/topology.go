@@ -17,29 +17,24 @@ import (
 // defaultState is where topology up records what it started.
 var defaultState = filepath.Join(os.TempDir(), "lockbench-topology.json")
 
-func runTopology(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const help = "usage: lockbench topology up NAME [--state FILE] | lockbench topology down [--state FILE]"
-	if len(args) == 0 {
-		return usagef("topology: %s", help)
+// runTopologyUp is lockbench topology up NAME.
+func runTopologyUp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("topology up", stderr)
+	state := fs.String("state", defaultState, "the `FILE` that records the running topology")
+	if help, err := parseWithArgs(fs, args, 1); help || err != nil {
+		return err
 	}
-	fs := newFlagSet("topology "+args[0], stderr)
-	state := fs.String("state", defaultState, "file that records the running topology")
-	switch args[0] {
-	case "up":
-		if helpAsked, err := parseWithArgs(fs, args[1:], 1); helpAsked || err != nil {
-			return err
-		}
-		return topologyUp(ctx, fs.Arg(0), *state, stdout)
-	case "down":
-		if helpAsked, err := parse(fs, args[1:]); helpAsked || err != nil {
-			return err
-		}
-		return topologyDown(*state, stdout)
-	case "-h", "--help":
-		fmt.Fprintln(stdout, help)
-		return nil
+	return topologyUp(ctx, fs.Arg(0), *state, stdout)
+}
+
+// runTopologyDown is lockbench topology down.
+func runTopologyDown(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("topology down", stderr)
+	state := fs.String("state", defaultState, "the `FILE` that records the running topology")
+	if help, err := parse(fs, args); help || err != nil {
+		return err
 	}
-	return usagef("topology: unknown action %q; %s", args[0], help)
+	return topologyDown(*state, stdout)
 }
 
 // topologyUp starts a local topology that outlives this process and prints
@@ -69,7 +64,11 @@ func topologyUp(ctx context.Context, name, state string, stdout io.Writer) error
 		fmt.Fprintf(stdout, "  %-12s %-9s %s\n", n.Name, n.Role, n.Endpoint)
 	}
 	fmt.Fprintf(stdout, "use it with: lockbench run %s\n", accessFlags(l.Access()))
-	fmt.Fprintln(stdout, "stop it with: lockbench topology down")
+	down := "lockbench topology down"
+	if state != defaultState {
+		down += " --state " + state
+	}
+	fmt.Fprintln(stdout, "stop it with: "+down)
 	return nil
 }
 

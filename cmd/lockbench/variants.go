@@ -13,7 +13,7 @@ import (
 
 func runVariants(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("variants", stderr)
-	format := fs.String("format", "table", "output: table or json")
+	format := fs.String("format", "table", "output `FORMAT`: table or json")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
