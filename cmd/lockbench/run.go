@@ -176,7 +176,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.IntVar(&o.limit, "limit", plan.DefaultLimit, "`N` permits of a semaphore (holders admitted at once); 1 for locks")
 	fs.StringVar(&o.clockSkew, "clock-skew", plan.DefaultClockSkew, "per-client clock `OFFSET`: a fixed +200ms, or uniform:-500ms..500ms")
 	fs.StringArrayVar(&o.faults, "fault", nil, "a `FAULT` beside each cell's measured phase, on a topology lockbench starts: "+
-		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1' (repeatable)")
+		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1', 'clock node=node-3 jump=+30s' (repeatable; see lockbench scenarios)")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
 	fs.IntVar(&o.repeat, "repeat", plan.DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
 	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(results.Formats, ", "))
