@@ -106,8 +106,8 @@ func TestLocksExcludeWithoutFaults(t *testing.T) {
 // the expiring locks overlap, the watchdog renews and does not.
 func TestShortTTLOverlapsUnlessRenewed(t *testing.T) {
 	rec := runPlan(t, plan.Plan{
-		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{8}, TTL: 50 * time.Millisecond,
-		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "100ms"), Duration: time.Second},
+		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{8}, TTL: 200 * time.Millisecond,
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "400ms"), Duration: 2 * time.Second},
 	})
 	for _, c := range rec.Cells {
 		overlaps := c.Violations.Overlaps
