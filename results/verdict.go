@@ -104,7 +104,10 @@ func Conclusions(rec *Record) []string {
 	}
 	several := clientCounts(rec) > 1
 	at := func(c *Cell) string {
-		if several {
+		switch {
+		case several && c.Clients == 1:
+			return " (1 client)"
+		case several:
 			return fmt.Sprintf(" (%d clients)", c.Clients)
 		}
 		return ""
