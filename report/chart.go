@@ -1,12 +1,10 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
 	"image/color"
 	"math"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,10 +16,10 @@ import (
 	"github.com/lockbench/lockbench/results"
 )
 
-// Chart size in points: wide enough for a laptop screen, scaled down by
-// the page's CSS on a narrower one.
+// Chart size in points: wide enough for a laptop screen and a legend
+// beside the plot, scaled down by the page's CSS on a narrower one.
 const (
-	chartWidth  = 18 * vg.Centimeter
+	chartWidth  = 22 * vg.Centimeter
 	chartHeight = 9 * vg.Centimeter
 )
 
@@ -31,21 +29,25 @@ type line struct {
 	points plotter.XYs
 	dashed bool
 	color  int // index into the palette: a line and its dashed twin share it
+	// control marks the control's line, which a chart draws after the
+	// others where it needs a panel of its own.
+	control bool
 }
 
-// newPlot returns a plot with the page's title, axis labels and legend.
+// newPlot returns a plot with the page's title and axis labels; its
+// legend, if any, is drawn beside it (see panel).
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// addLines draws lines on p, each in its palette color, with a legend entry.
-func addLines(p *plot.Plot, lines []line) error {
+// addLines draws lines on p, each in its palette color, with an entry in
+// legend.
+func addLines(p *plot.Plot, legend *plot.Legend, lines []line) error {
 	for _, l := range lines {
 		if len(l.points) == 0 {
 			continue
@@ -60,7 +62,7 @@ func addLines(p *plot.Plot, lines []line) error {
 			pl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		}
 		p.Add(pl)
-		p.Legend.Add(l.name, pl)
+		legend.Add(l.name, pl)
 		if len(l.points) < 4 { // a line of one point draws nothing: mark the points
 			sc, err := plotter.NewScatter(l.points)
 			if err != nil {
@@ -73,26 +75,21 @@ func addLines(p *plot.Plot, lines []line) error {
 	return nil
 }
 
-// svg renders p as an SVG element for inline use: no XML prolog, fonts
-// named (the browser's own) rather than embedded or linked.
+// svg renders p, a chart without a legend, as an SVG element for inline
+// use (see inlineSVG).
 func svg(p *plot.Plot, width, height vg.Length) (template.HTML, error) {
 	c := vgsvg.New(width, height)
 	p.Draw(draw.New(c))
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("report: render chart %q: %w", p.Title.Text, err)
-	}
-	out := buf.String()
-	if i := strings.Index(out, "<svg"); i >= 0 {
-		out = out[i:]
-	}
-	out = strings.Replace(out, "<svg ", `<svg role="img" aria-label="`+template.HTMLEscapeString(p.Title.Text)+`" `, 1)
-	return template.HTML(out), nil // #nosec: drawn here; vgsvg escapes text
+	return inlineSVG(p.Title.Text, c)
 }
 
-// faultMarks draws the fault events of a cell as vertical lines with a
-// label at the top of the plotting area.
-type faultMarks struct{ events []results.Event }
+// faultMarks draws the fault events of a cell as vertical lines, with a
+// label at the top of the plotting area where labelled (the first panel
+// of a chart).
+type faultMarks struct {
+	events   []results.Event
+	labelled bool
+}
 
 var faultColor = color.RGBA{R: 0xc0, G: 0x20, B: 0x20, A: 0xff}
 
@@ -106,6 +103,9 @@ func (f faultMarks) Plot(c draw.Canvas, p *plot.Plot) {
 	for i, e := range f.events {
 		x := trX(e.AtS)
 		c.StrokeLine2(style, x, c.Min.Y, x, c.Max.Y)
+		if !f.labelled {
+			continue
+		}
 		label := e.Action + " " + e.Node
 		if e.Error != "" {
 			label += " (failed)"

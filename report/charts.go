@@ -69,19 +69,17 @@ func spectrum(encoded string) (plotter.XYs, error) {
 
 // spectrumChart draws the acquire latency percentile spectrum of cells:
 // corrected (from the intended start) solid, raw (from the actual start)
-// dashed where the two differ.
+// dashed where the two differ. Lines whose p99 is far from the others'
+// get a panel of their own scale.
 func spectrumChart(cells []*results.Cell) (template.HTML, error) {
-	p := newPlot("acquire latency by percentile", "percentile", "acquire latency (ms)")
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = percentileTicks{}
-	p.Legend.Left = true // the spectrum rises to the right
+	const title = "acquire latency by percentile"
 	var lines []line
 	for i, c := range cells {
 		corrected, err := spectrum(c.Histograms.Acquire)
 		if err != nil {
 			return "", fmt.Errorf("report: %s: %w", label(c), err)
 		}
-		lines = append(lines, line{name: label(c), points: corrected, color: i})
+		lines = append(lines, line{name: label(c), points: corrected, color: i, control: c.Variant == results.ControlVariant})
 		if c.Histograms.AcquireRaw == c.Histograms.Acquire {
 			continue
 		}
@@ -89,18 +87,42 @@ func spectrumChart(cells []*results.Cell) (template.HTML, error) {
 		if err != nil {
 			return "", fmt.Errorf("report: %s raw: %w", label(c), err)
 		}
-		lines = append(lines, line{name: label(c) + " raw", points: raw, dashed: true, color: i})
+		lines = append(lines, line{name: label(c) + " raw", points: raw, dashed: true, color: i, control: c.Variant == results.ControlVariant})
 	}
-	if err := addLines(p, lines); err != nil {
+	ps, err := panels(title, lines, atP99, func(t string, _ bool) *plot.Plot {
+		p := newPlot(t, "percentile", "acquire latency (ms)")
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = percentileTicks{}
+		return p
+	})
+	if err != nil {
 		return "", err
 	}
-	return svg(p, chartWidth, chartHeight)
+	for _, p := range ps {
+		p.plot.Y.Min = 0
+	}
+	return drawPanels(title, ps, chartWidth)
+}
+
+// atP99 is a spectrum's latency at its 99th percentile (x = 100), or
+// its highest where it does not reach it.
+func atP99(points plotter.XYs) float64 {
+	y := math.NaN()
+	for _, p := range points {
+		if p.X <= 100 {
+			y = p.Y
+		}
+	}
+	if math.IsNaN(y) || len(points) == 0 || points[len(points)-1].X < 100 {
+		return highest(points)
+	}
+	return y
 }
 
 // seriesChart draws one figure of every cell's per-second series, with
-// the cells' fault events.
+// the cells' fault events; lines a control or an outlier would flatten
+// get panels of their own scale.
 func seriesChart(title, y string, cells []*results.Cell, value func(s results.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
-	p := newPlot(title, "seconds into the measured phase", y)
 	var lines []line
 	var events []results.Event
 	for i, c := range cells {
@@ -110,18 +132,31 @@ func seriesChart(title, y string, cells []*results.Cell, value func(s results.Se
 				xys = append(xys, plotter.XY{X: float64(s.T) + 0.5, Y: v})
 			}
 		}
-		lines = append(lines, line{name: label(c), points: xys, color: i})
+		lines = append(lines, line{name: label(c), points: xys, color: i, control: c.Variant == results.ControlVariant})
 		events = append(events, c.Faults...)
 	}
-	if err := addLines(p, lines); err != nil {
+	events = dedupEvents(events)
+	ps, err := panels(title, lines, highest, func(t string, first bool) *plot.Plot {
+		p := newPlot(t, "seconds into the measured phase", y)
+		if len(events) > 0 {
+			p.Add(faultMarks{events: events, labelled: first})
+		}
+		return p
+	})
+	if err != nil {
 		return "", err
 	}
-	if events = dedupEvents(events); len(events) > 0 {
-		p.Add(faultMarks{events})
+	xmax := 0.0
+	for _, p := range ps {
+		xmax = max(xmax, p.plot.X.Max)
 	}
-	p.X.Min, p.Y.Min = 0, 0
-	p.Y.Max = max(p.Y.Max, 1) // all zero (no overlaps): an axis from 0 to 1
-	return svg(p, chartWidth, chartHeight)
+	for _, p := range ps {
+		p.plot.X.Min, p.plot.X.Max, p.plot.Y.Min = 0, xmax, 0
+		if p.plot.Y.Max <= 0 { // all zero (no overlaps): an axis from 0 to 1
+			p.plot.Y.Max = 1
+		}
+	}
+	return drawPanels(title, ps, chartWidth)
 }
 
 // dedupEvents keeps one of the events the cells share (the same action on
@@ -197,7 +232,7 @@ func sweepChart(s *results.Sweep, v *results.SweepVariant) (template.HTML, error
 		x = "offered acquisitions/s"
 	}
 	p := newPlot("sweep: "+v.Variant, x, "acquisitions/s")
-	p.Legend.Left = true // throughput rises to the right
+	legend := newLegend()
 	var measured, broken plotter.XYs
 	hi := 0.0
 	for _, pt := range v.Points {
@@ -231,7 +266,7 @@ func sweepChart(s *results.Sweep, v *results.SweepVariant) (template.HTML, error
 		sc.Shape = plotutil.Shape(i)
 		sc.Radius = vg.Points(3.5)
 		p.Add(sc)
-		p.Legend.Add(pts.name, sc)
+		legend.Add(pts.name, sc)
 	}
 	if v.USL != nil && s.By == "clients" && hi >= 1 {
 		u := *v.USL
@@ -240,10 +275,10 @@ func sweepChart(s *results.Sweep, v *results.SweepVariant) (template.HTML, error
 			n := 1 + (hi-1)*float64(i)/100
 			curve = append(curve, plotter.XY{X: n, Y: u.Throughput(n)})
 		}
-		if err := addLines(p, []line{{name: fmt.Sprintf("USL fit (R²=%.3f)", u.R2), points: curve, color: 1}}); err != nil {
+		if err := addLines(p, &legend, []line{{name: fmt.Sprintf("USL fit (R²=%.3f)", u.R2), points: curve, color: 1}}); err != nil {
 			return "", err
 		}
 	}
 	p.X.Min, p.Y.Min = 0, 0
-	return svg(p, chartWidth, chartHeight)
+	return drawPanels(p.Title.Text, []panel{{plot: p, legend: legend}}, chartWidth)
 }

@@ -1,6 +1,10 @@
 // Package report renders run records (results.Record) into one
-// self-contained HTML page: the summary table, the run's configuration,
-// and charts drawn in Go as inline SVG (gonum.org/v1/plot) — the latency
+// self-contained HTML page. Each record's section leads with the verdict:
+// the conclusions and the compact summary table of results (which fit a
+// 1280 px window), every figure folded below; then the run's
+// configuration, and charts drawn in Go as inline SVG (gonum.org/v1/plot),
+// their legends beside the plots, a line that would flatten the others
+// (the none control) on a panel of its own scale — the latency
 // percentile spectrum from the records' HdrHistograms, throughput, p99
 // and overlaps over time with the fault events marked, acquisitions per
 // client, and a sweep's steps with its fitted scalability model. The

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/lockbench/lockbench/results"
@@ -32,20 +33,51 @@ type page struct {
 type section struct {
 	ID, RunID   string
 	Interrupted bool
-	Header      []string
-	Rows        [][]string
-	Notes       []string
-	Config      string
-	Repeated    bool
-	Spectrum    template.HTML
-	Throughput  template.HTML
-	P99         template.HTML
-	Overlaps    template.HTML
-	Faults      bool
-	Fairness    []template.HTML
-	NoPerClient bool
-	Sweeps      []sweepSection
-	Charted     int
+	// Conclusions and the summary table (results.CompactTable) lead the
+	// section; the wide table (results.Table), Header and Rows, follows
+	// folded.
+	Conclusions   []string
+	SummaryHeader []string
+	SummaryRows   []summaryRow
+	CostHint      string
+	Header        []string
+	Rows          [][]string
+	Notes         []string
+	Config        string
+	Repeated      bool
+	Spectrum      template.HTML
+	Throughput    template.HTML
+	P99           template.HTML
+	Overlaps      template.HTML
+	Faults        bool
+	Fairness      []template.HTML
+	NoPerClient   bool
+	Sweeps        []sweepSection
+	Charted       int
+}
+
+// summaryRow is a row of the summary table: its figures, and its verdict
+// apart, classed safe, broke or nodata for its color.
+type summaryRow struct {
+	Cells          []string
+	Verdict, Class string
+}
+
+// summaryRows splits the verdict, the compact table's last column, off
+// body.
+func summaryRows(body [][]string) []summaryRow {
+	var out []summaryRow
+	for _, row := range body {
+		r := summaryRow{Cells: row[:len(row)-1], Verdict: row[len(row)-1], Class: "broke"}
+		switch r.Verdict {
+		case results.Safe:
+			r.Class = "safe"
+		case results.NoData:
+			r.Class = "nodata"
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // sweepSection is one variant's sweep.
@@ -91,6 +123,13 @@ func WriteFile(path string, recs []*results.Record, opts Options) error {
 func newSection(rec *results.Record) (section, error) {
 	s := section{RunID: rec.RunID, Interrupted: rec.Interrupted, Notes: results.Notes(rec), Repeated: results.Repeated(rec)}
 	s.Header, s.Rows = results.Table(rec)
+	s.Conclusions = results.Conclusions(rec)
+	header, body := results.CompactTable(rec)
+	s.SummaryHeader, s.SummaryRows = header, summaryRows(body)
+	s.CostHint = "cmds/acq: the commands the clients sent per acquisition"
+	if slices.Contains(header, "cpu µs/acq") {
+		s.CostHint = "cpu µs/acq: Redis CPU time per acquisition"
+	}
 	config, err := json.MarshalIndent(rec.Config, "", "  ")
 	if err != nil {
 		return s, err

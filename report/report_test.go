@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"html"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +228,104 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := report.Write(io.Discard, nil, report.Options{}); err == nil {
 		t.Error("a report of no records must fail")
+	}
+}
+
+// controlRecord is a comparison of a lock that kept exclusion and the
+// none control, whose throughput and overlaps are twenty times the lock's.
+func controlRecord(t *testing.T) *results.Record {
+	lock, control := cell(t, "lua-release", 4, false), cell(t, "none", 4, false)
+	lock.Violations = results.Violations{MaxOccupancy: 1, CriticalSections: 3000}
+	control.Violations = results.Violations{MaxOccupancy: 4, Overlaps: 500, LostUpdates: 300, CriticalSections: 3000}
+	for i := range control.Series {
+		control.Series[i].Acquisitions *= 20
+		control.Series[i].Overlaps = 250
+	}
+	control.ThroughputPerS *= 20
+	return record(control, lock)
+}
+
+// The page leads with the verdict: the conclusions, then the summary
+// table with the verdict column, then every figure folded, then charts.
+func TestReportLeadsWithVerdict(t *testing.T) {
+	page := render(t, controlRecord(t))
+	checkSelfContained(t, page)
+	order := []string{`<div class="verdict" id="run-1-verdict">`,
+		"kept exclusion: lua-release (1 of 1; none is the control: 4 holders)",
+		"fastest of those: lua-release 1200 acq/s",
+		`<table class="summary">`, "<th>verdict</th>", `<td class="broke">4 holders</td>`, `<td class="safe">safe</td>`,
+		`<details class="all"><summary>All figures`, "<th>max occ</th>", "<svg ", "Generated "}
+	at := 0
+	for _, s := range order {
+		i := strings.Index(page[at:], s)
+		if i < 0 {
+			t.Fatalf("page lacks %q after the one before it (%q)", s, order)
+		}
+		at += i
+	}
+	if summary := page[strings.Index(page, `<table class="summary">`):strings.Index(page, `<details class="all">`)]; strings.Contains(summary, "<th>max occ</th>") ||
+		!strings.Contains(summary, "<th>overlaps</th>") || !strings.Contains(summary, "<th>lost upd</th>") {
+		t.Errorf("the summary table is not the compact one:\n%s", summary)
+	}
+}
+
+// A control twenty times the lock's throughput and overlaps is drawn on
+// a panel of its own scale; two like cells share one.
+func TestReportOutlierOwnPanel(t *testing.T) {
+	page := render(t, controlRecord(t))
+	if n := strings.Count(page, ">on its own scale: none ×4<"); n != 2 {
+		t.Errorf("the control has its own panel in %d charts, want 2 (acquisitions and overlaps per second)", n)
+	}
+	titles := checkSelfContained(t, page)
+	if titles[1] != "acquisitions per second" || titles[3] != "overlaps per second (new entries over the limit)" {
+		t.Errorf("chart titles %q: the panels of a chart are one chart", titles)
+	}
+	like := render(t, record(cell(t, "lua-release", 4, false), cell(t, "set-nx-ex", 4, false)))
+	if strings.Contains(like, "on its own scale") {
+		t.Error("cells of like figures were split into panels")
+	}
+}
+
+// svgItem matches, in order, the paths and the texts of an SVG.
+var (
+	svgItem  = regexp.MustCompile(`<path d="([^"]*)"|<text x="([0-9.]+)"[^>]*>([^<]*)</text>`)
+	pathMove = regexp.MustCompile(`[ML](-?[0-9.]+),`)
+)
+
+// Legends sit beside the plots, not on the data: in every chart, each
+// legend entry (a cell's label) starts right of every line drawn (data,
+// grid, axes), its own thumbnail apart.
+func TestReportLegendsOutsidePlots(t *testing.T) {
+	page := render(t, controlRecord(t))
+	checked := 0
+	for _, chart := range svgElement.FindAllString(page, -1) {
+		legendX := math.Inf(1)
+		var pathsX []float64 // the rightmost x of each path
+		for _, m := range svgItem.FindAllStringSubmatch(chart, -1) {
+			if m[1] != "" {
+				right := math.Inf(-1)
+				for _, x := range pathMove.FindAllStringSubmatch(m[1], -1) {
+					v, _ := strconv.ParseFloat(x[1], 64)
+					right = math.Max(right, v)
+				}
+				pathsX = append(pathsX, right)
+				continue
+			}
+			if text := html.UnescapeString(m[3]); strings.HasPrefix(text, "lua-release ×4") || strings.HasPrefix(text, "none ×4") {
+				x, _ := strconv.ParseFloat(m[2], 64)
+				legendX = math.Min(legendX, x)
+				pathsX = pathsX[:len(pathsX)-1] // the entry's thumbnail
+			}
+		}
+		if math.IsInf(legendX, 1) {
+			continue // no legend: a fairness chart
+		}
+		checked++
+		if right := slices.Max(pathsX); legendX <= right {
+			t.Errorf("a legend entry at x=%.1f, left of a line reaching x=%.1f: the legend is on the plot\n%.200s", legendX, right, chart)
+		}
+	}
+	if checked != 4 {
+		t.Errorf("%d charts with legends, want 4 (the spectrum and three over time)", checked)
 	}
 }

@@ -8,5 +8,6 @@
 // what it measured into them). It carries merged HdrHistograms, so
 // records can be merged and compared without running again. It also owns
 // what is read from a record: named figures and thresholds, the summary of
-// a cell's repetitions, and a sweep's analysis.
+// a cell's repetitions, each cell's verdict and the conclusions of a
+// comparison, and a sweep's analysis.
 package results

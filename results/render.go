@@ -32,97 +32,33 @@ func CheckFormat(f string) error {
 	return fmt.Errorf("%w %q (known: %s)", ErrUnknownFormat, f, strings.Join(Formats, ", "))
 }
 
-// column is one column of the summary table: its header, how to show a
-// cell's value in it, and, for optional columns, whether a record needs it.
-type column struct {
-	header string
-	value  func(c *Cell) string
-	shown  func(rec *Record) bool // nil: always
+// TableOptions choose the columns of the table format; the zero value is
+// the compact table of at most DefaultWidth columns. Markdown, CSV and
+// JSON keep every figure whatever they say.
+type TableOptions struct {
+	// Columns are the columns to show, by name (see ColumnNames and
+	// ParseColumns), in order; nil: the compact table's.
+	Columns []string
+	// Wide shows every column the record has, as markdown does, and the
+	// notes unwrapped.
+	Wide bool
+	// Width is the terminal's width in columns; 0: DefaultWidth. The
+	// compact table drops its optional columns (see keepOrder) until it
+	// fits, never the variant or the verdict, and wraps its notes.
+	Width int
 }
 
-// spreads are the figures whose spread over repetitions a table shows
-// beside their median, by column.
-var spreads = map[string]func(c *Cell) float64{
-	"acq/s": func(c *Cell) float64 { return c.ThroughputPerS },
-	"p99":   func(c *Cell) float64 { return c.AcquireLatencyUS.P99 },
-}
+// DefaultWidth is the most columns the compact table takes where the
+// terminal is wider or unknown.
+const DefaultWidth = 100
 
-// anyCell reports whether some cell of rec satisfies f.
-func anyCell(f func(c *Cell) bool) func(rec *Record) bool {
-	return func(rec *Record) bool {
-		for i := range rec.Cells {
-			if f(&rec.Cells[i]) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-var (
-	openLoop   = anyCell(func(c *Cell) bool { return c.OfferedPerS > 0 })
-	serverCost = anyCell(func(c *Cell) bool { return c.Server != nil })
-	// fencing: a cell of a variant with fencing tokens, or a fence count.
-	fencing = anyCell(func(c *Cell) bool {
-		return c.Fencing || c.Violations.StaleWrites > 0 || c.Violations.RejectedWrites > 0
-	})
-)
-
-// serverFigure shows one figure of a cell's server cost, "-" without one.
-func serverFigure(c *Cell, f func(*ServerCost) float64, decimals int) string {
-	if c.Server == nil || f(c.Server) == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(f(c.Server), 'f', decimals, 64)
-}
-
-var columns = []column{
-	{"variant", func(c *Cell) string { return c.Variant }, nil},
-	{"clients", func(c *Cell) string { return strconv.Itoa(c.Clients) }, nil},
-	{"offered/s", func(c *Cell) string { return formatRate(c.OfferedPerS) }, openLoop},
-	{"acq/s", func(c *Cell) string { return formatRate(c.ThroughputPerS) }, nil},
-	{"acq p50", func(c *Cell) string { return FormatMicros(c.AcquireLatencyUS.P50) }, nil},
-	{"p99", func(c *Cell) string { return FormatMicros(c.AcquireLatencyUS.P99) }, nil},
-	{"p99.9", func(c *Cell) string { return FormatMicros(c.AcquireLatencyUS.P999) }, nil},
-	{"max", func(c *Cell) string { return FormatMicros(c.AcquireLatencyUS.Max) }, nil},
-	{"raw p99", func(c *Cell) string { return FormatMicros(c.AcquireLatencyRawUS.P99) }, openLoop},
-	{"late p99", func(c *Cell) string { return FormatMicros(c.LatenessUS.P99) }, openLoop},
-	{"dropped", func(c *Cell) string { return strconv.FormatInt(c.Dropped, 10) }, openLoop},
-	{"handoff p50", func(c *Cell) string { return FormatMicros(c.HandoffLatencyUS.P50) },
-		anyCell(func(c *Cell) bool { return c.HandoffLatencyUS.Max > 0 })},
-	{"cmds/acq", func(c *Cell) string { return ratio(c.Commands, c.Acquisitions) }, nil},
-	{"srv cmds/acq", func(c *Cell) string {
-		return serverFigure(c, func(s *ServerCost) float64 { return s.CommandsPerAcquisition }, 2)
-	}, serverCost},
-	{"cpu µs/acq", func(c *Cell) string {
-		return serverFigure(c, func(s *ServerCost) float64 { return s.CPUMicrosPerAcquisition }, 1)
-	}, serverCost},
-	{"acq/s/core", func(c *Cell) string {
-		return serverFigure(c, func(s *ServerCost) float64 { return s.AcquisitionsPerCore }, 0)
-	}, serverCost},
-	{"tries/acq", func(c *Cell) string { return ratio(c.Attempts, c.Acquisitions) }, nil},
-	{"busy", func(c *Cell) string { return strconv.FormatInt(c.FailedAttempts, 10) }, nil},
-	{"timeouts", func(c *Cell) string { return strconv.FormatInt(c.Timeouts, 10) }, nil},
-	{"errors", func(c *Cell) string { return strconv.FormatInt(c.Errors, 10) }, nil},
-	{"jain", func(c *Cell) string { return strconv.FormatFloat(c.Fairness.Jain, 'f', 3, 64) }, nil},
-	{"max occ", func(c *Cell) string { return fmt.Sprintf("%d/%d", c.Violations.MaxOccupancy, max(c.Limit, 1)) }, nil},
-	{"overlaps", func(c *Cell) string { return strconv.FormatInt(c.Violations.Overlaps, 10) }, nil},
-	{"lost upd", func(c *Cell) string {
-		if c.Limit > 1 {
-			return "-" // a check of mutual exclusion only
-		}
-		return strconv.FormatInt(c.Violations.LostUpdates, 10)
-	}, nil},
-	{"lease lost", func(c *Cell) string { return strconv.FormatInt(c.Violations.LeaseLost, 10) }, nil},
-	{"stale rel", func(c *Cell) string { return strconv.FormatInt(c.Violations.StaleReleases, 10) }, nil},
-	{"stale wr", func(c *Cell) string { return strconv.FormatInt(c.Violations.StaleWrites, 10) }, fencing},
-	{"rejected wr", func(c *Cell) string { return strconv.FormatInt(c.Violations.RejectedWrites, 10) }, fencing},
-	{"max unavail", func(c *Cell) string { return FormatMicros(c.Violations.LongestUnavailableMS * 1000) }, nil},
-	{"counters", func(c *Cell) string { return formatCounters(c.Counters) }, anyCell(func(c *Cell) bool { return len(c.Counters) > 0 })},
-}
-
-// Render writes rec to w in format.
+// Render writes rec to w in format, the table compact (TableOptions{}).
 func Render(w io.Writer, rec *Record, format string) error {
+	return RenderWith(w, rec, format, TableOptions{})
+}
+
+// RenderWith writes rec to w in format, the table as opts say.
+func RenderWith(w io.Writer, rec *Record, format string, opts TableOptions) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -130,40 +66,64 @@ func Render(w io.Writer, rec *Record, format string) error {
 		return enc.Encode(rec)
 	case "csv":
 		return renderCSV(w, rec)
-	case "table", "markdown":
-		return renderTable(w, rec, format == "markdown")
+	case "markdown":
+		return renderTable(w, rec, true)
+	case "table":
+		if opts.Wide {
+			return renderTable(w, rec, false)
+		}
+		return renderCompact(w, rec, opts)
 	}
 	return CheckFormat(format)
 }
 
-// Table returns the summary table of rec, as the table and markdown
-// formats show it: the header and one row per cell (repetitions
+// Table returns the wide summary table of rec, as markdown and the table
+// format with Wide show it: the header and one row per cell (repetitions
 // summarized), without the notes (see Notes).
-func Table(rec *Record) (header []string, body [][]string) { return rows(rec) }
+func Table(rec *Record) (header []string, body [][]string) {
+	cols := wideColumns(rec)
+	return headers(cols), rows(rec, cols, true)
+}
 
-func rows(rec *Record) (header []string, body [][]string) {
-	var shown []column
-	for _, col := range columns {
-		if col.shown == nil || col.shown(rec) {
-			shown = append(shown, col)
-			header = append(header, col.header)
-		}
+// CompactTable returns the compact table of rec, every one of its
+// columns (none dropped for a width): the variant, clients, throughput,
+// acquire p50 and p99, one cost, the violations and the verdict.
+func CompactTable(rec *Record) (header []string, body [][]string) {
+	cols, _ := compactColumns(rec)
+	return headers(cols), rows(rec, cols, false)
+}
+
+func headers(cols []column) []string {
+	var header []string
+	for _, col := range cols {
+		header = append(header, col.header)
 	}
+	return header
+}
+
+// rows are the rows of the table of cols, one per cell (repetitions
+// summarized). A failed cell shows its error in the wide table's third
+// column; elsewhere dashes (and the verdict "no data": the notes say why).
+func rows(rec *Record, cols []column, wide bool) [][]string {
+	var body [][]string
 	for _, g := range Groups(rec) {
 		c := g.Summary()
-		row := make([]string, len(shown))
-		for j, col := range shown {
+		row := make([]string, len(cols))
+		for j, col := range cols {
 			row[j] = col.value(&c)
-			if f := spreads[col.header]; f != nil && len(g.Cells) > 1 {
-				row[j] += fmt.Sprintf(" ±%.0f%%", 100*Spread(g.Values(Figure{Value: f})))
+			if col.spread != nil && len(g.Cells) > 1 && c.Error == "" {
+				row[j] += fmt.Sprintf(" ±%.0f%%", 100*Spread(g.Values(Figure{Value: col.spread})))
+			}
+			if c.Error != "" && !wide && col.name() != "variant" && col.name() != "clients" && col.name() != "verdict" {
+				row[j] = "-"
 			}
 		}
-		if c.Error != "" {
-			row = append(row[:2], failedRow(len(shown)-2, c.Error)...)
+		if c.Error != "" && wide {
+			row = append(row[:2], failedRow(len(cols)-2, c.Error)...)
 		}
 		body = append(body, row)
 	}
-	return header, body
+	return body
 }
 
 // failedRow fills a failed cell's figures with a dash and its error.
@@ -189,8 +149,9 @@ func newTable(w io.Writer, row tw.CellConfig, r tw.Renderer) *tablewriter.Table 
 	}))
 }
 
+// renderTable writes the wide table, as ASCII or markdown, and its notes.
 func renderTable(w io.Writer, rec *Record, markdown bool) error {
-	header, body := rows(rec)
+	header, body := Table(rec)
 	row := tw.CellConfig{Alignment: tw.CellAlignment{Global: tw.AlignRight}}
 	t := TextTable(w, row)
 	if markdown {
@@ -217,6 +178,11 @@ func renderTable(w io.Writer, rec *Record, markdown bool) error {
 // Notes are the lines that must travel with the table: what it measured
 // and what makes its figures less than they seem.
 func Notes(rec *Record) []string {
+	return notes(rec, "acquire latency of successful acquisitions; busy = tries that found the lock or every permit held; max occ = most holders at once / limit")
+}
+
+// notes are Notes with legend, what the table's columns mean, second.
+func notes(rec *Record, legend string) []string {
 	w := rec.Config.Workload
 	ttl := "default"
 	if rec.Config.TTL > 0 {
@@ -239,7 +205,7 @@ func Notes(rec *Record) []string {
 	for _, f := range rec.Config.Faults {
 		line += " · fault " + f.String()
 	}
-	notes := []string{line, "acquire latency of successful acquisitions; busy = tries that found the lock or every permit held; max occ = most holders at once / limit"}
+	notes := []string{line, legend}
 	described := map[string]bool{}
 	for _, c := range rec.Cells {
 		if c.Settings != "" && !described[c.Variant] {

@@ -77,14 +77,28 @@ func goldenRecord(t *testing.T) *results.Record {
 		Cells:    []results.Cell{lua, none1, open, failed, lua2, none2, open2}}
 }
 
+// goldenRenderings are the renderings TestRenderGolden pins, by the name
+// of their golden file: the compact table (the default), the wide one
+// (every column, as the table was before the compact one), markdown, CSV.
+var goldenRenderings = []struct {
+	name, format string
+	opts         results.TableOptions
+}{
+	{"table", "table", results.TableOptions{}},
+	{"wide", "table", results.TableOptions{Wide: true}},
+	{"markdown", "markdown", results.TableOptions{}},
+	{"csv", "csv", results.TableOptions{}},
+}
+
 // TestRenderGolden pins the table, markdown and CSV renderings of a
 // record; go test ./results -update rewrites testdata/render.*.golden.
 func TestRenderGolden(t *testing.T) {
 	rec := goldenRecord(t)
-	for _, format := range []string{"table", "markdown", "csv"} {
+	for _, r := range goldenRenderings {
+		format := r.name
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := results.Render(&buf, rec, format); err != nil {
+			if err := results.RenderWith(&buf, rec, r.format, r.opts); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", "render."+format+".golden")

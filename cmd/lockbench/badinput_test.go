@@ -132,6 +132,10 @@ func TestBadFiles(t *testing.T) {
 		{"sweep target scheme", []string{"sweep", "--target", "http://127.0.0.1:6379"}, []string{"--target", "redis://"}},
 		{"witness password", []string{"run", "--witness", "redis://u:hunter2@127.0.0.1:6379"}, []string{"--witness", "password"}},
 
+		// Table columns.
+		{"columns unknown", []string{"run", "--columns", "variant,throughput"}, []string{"--columns", `"throughput"`, "known:", "acq/s", "verdict"}},
+		{"sweep columns unknown", []string{"sweep", "--columns", "p42"}, []string{"--columns", `"p42"`, "known:"}},
+
 		// Other subcommands.
 		{"topology up unknown", []string{"topology", "up", "local:mesh", "--state", "@/state.json"}, []string{"topology up", "local:mesh"}},
 		{"topology up two names", []string{"topology", "up", "local:single", "local:cluster", "--state", "@/state.json"}, []string{"topology up", "1 argument"}},

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	htmlpkg "html"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,10 +80,16 @@ var consoleLine = regexp.MustCompile(`(?m)^.*(:CONSOLE[(:]|Uncaught ).*$`)
 // screenshot there.
 func openInChromium(t *testing.T, browser, file, screenshot string) (dom string, console []string) {
 	t.Helper()
+	return openInWindow(t, browser, file, screenshot, "1280,4000")
+}
+
+// openInWindow is openInChromium in a window of size (width,height).
+func openInWindow(t *testing.T, browser, file, screenshot, size string) (dom string, console []string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0", "--window-size=1280,4000"}
+		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0", "--window-size=" + size}
 	if screenshot != "" {
 		args = append(args, "--screenshot="+screenshot)
 	} else {
@@ -155,5 +164,104 @@ func TestReportEndToEnd(t *testing.T) {
 	openInChromium(t, browser, page, png)
 	if data, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) || len(data) < 20_000 {
 		t.Errorf("screenshot: %v, %d bytes", err, len(data))
+	}
+}
+
+// geometryScript, put into a copy of a report, writes into the DOM where
+// the browser laid out the first verdict, the summary table's header
+// cells and the last header cell of the table of all figures (its
+// details opened), as JSON in <pre id="geometry">.
+const geometryScript = `<script>
+(function () {
+  function box(el) { var r = el.getBoundingClientRect(); return {text: el.textContent.trim(), left: r.left, right: r.right, top: r.top}; }
+  var out = {innerWidth: window.innerWidth, scrollWidth: document.documentElement.scrollWidth};
+  out.verdict = box(document.querySelector(".verdict"));
+  out.headers = Array.prototype.map.call(document.querySelectorAll("table.summary th"), box);
+  document.querySelectorAll("details.all").forEach(function (d) { d.open = true; });
+  var all = document.querySelectorAll("details.all th");
+  out.lastOfAll = box(all[all.length - 1]);
+  var pre = document.createElement("pre");
+  pre.id = "geometry";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>`
+
+// box is where an element lies in the viewport, in CSS pixels.
+type box struct {
+	Text             string
+	Left, Right, Top float64
+}
+
+var geometryElement = regexp.MustCompile(`(?s)<pre id="geometry">(.*?)</pre>`)
+
+// The page leads with the verdict: in a 1280×900 window, the verdict
+// and the summary table's variant, throughput, p99, violation and verdict
+// columns lie inside the viewport without scrolling sideways, while the
+// table of all figures is wider (and scrolls in its own box).
+func TestReportVerdictFitsViewport(t *testing.T) {
+	browser := chromium(t)
+	ep := topotest.Endpoint(t)
+	dir := t.TempDir()
+	record, page := filepath.Join(dir, "run.json"), filepath.Join(dir, "report.html")
+	_, stderr, status := runCLI(t, "run", "--target", "redis://"+ep.Addr, "--variants", "none,set-nx-ex,lua-release,watchdog",
+		"--clients", "8", "--duration", "1s", "--warmup", "0", "--out", record)
+	if status != exitOK {
+		t.Fatalf("run: status %d: %s", status, stderr)
+	}
+	if _, stderr, status := runCLI(t, "report", record, "-o", page); status != exitOK {
+		t.Fatalf("report: status %d: %s", status, stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := filepath.Join(dir, "probe.html")
+	if err := os.WriteFile(probe, bytes.Replace(html, []byte("</body>"), []byte(geometryScript+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, console := openInWindow(t, browser, probe, "", "1280,900")
+	if len(console) > 0 {
+		t.Errorf("console messages in Chromium:\n%s", strings.Join(console, "\n"))
+	}
+	m := geometryElement.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the probe wrote no geometry into the DOM:\n%.2000s", dom)
+	}
+	var g struct {
+		InnerWidth, ScrollWidth float64
+		Verdict, LastOfAll      box
+		Headers                 []box
+	}
+	if err := json.Unmarshal([]byte(htmlpkg.UnescapeString(m[1])), &g); err != nil {
+		t.Fatalf("geometry %q: %v", m[1], err)
+	}
+	t.Logf("viewport %.0f px; verdict %+v; last column of all figures at %.0f px", g.InnerWidth, g.Verdict, g.LastOfAll.Right)
+	if g.InnerWidth < 1000 || g.InnerWidth > 1280 {
+		t.Fatalf("viewport %.0f px wide: the window is not 1280 px", g.InnerWidth)
+	}
+	inside := func(what string, b box) {
+		if b.Left < 0 || b.Right > g.InnerWidth || b.Right <= b.Left {
+			t.Errorf("%s lies at %.0f-%.0f px, outside the %.0f px viewport", what, b.Left, b.Right, g.InnerWidth)
+		}
+	}
+	inside("the verdict", g.Verdict)
+	if g.Verdict.Top < 0 || g.Verdict.Top > 900 || !strings.Contains(g.Verdict.Text, "kept exclusion") {
+		t.Errorf("the verdict %q starts at %.0f px: not on the first screen", g.Verdict.Text, g.Verdict.Top)
+	}
+	for _, want := range []string{"variant", "acq/s", "p99", "overlaps", "lost upd", "verdict"} {
+		i := slices.IndexFunc(g.Headers, func(b box) bool { return b.Text == want })
+		if i < 0 {
+			t.Errorf("the summary table has no %q column: %+v", want, g.Headers)
+			continue
+		}
+		inside("the summary's "+want+" column", g.Headers[i])
+	}
+	if g.ScrollWidth > g.InnerWidth {
+		t.Errorf("the page is %.0f px wide in a %.0f px viewport: it scrolls sideways", g.ScrollWidth, g.InnerWidth)
+	}
+	// The check can fail: the table of all figures does not fit.
+	if g.LastOfAll.Right <= g.InnerWidth {
+		t.Errorf("the last of all figures' columns ends at %.0f px, inside the viewport: the probe measures nothing", g.LastOfAll.Right)
 	}
 }

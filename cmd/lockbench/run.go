@@ -48,6 +48,7 @@ type runOptions struct {
 	thresholds     []results.Threshold // of checks
 	repeat         int
 	format         string
+	table          tableFlags
 	out            string
 	report         string
 	hlog           string
@@ -78,6 +79,9 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	fs.StringVar(&o.witness, "witness", "", "keep the oracle in a Redis of its own at `URL` (redis://host:port), never one under test: the shards of a run are checked together there, meet there before each cell and leave their records there for merge; password from $"+witnessPasswordEnv)
 	fs.DurationVar(&o.shardWait, "shard-wait", runner.DefaultShardWait, "how long a shard waits at the witness for the others before the first cell (later cells: at most 30s); then it starts without them")
 	if help, err = parse(fs, args); help || err != nil {
+		return o, p, help, err
+	}
+	if help, err = o.table.check(fs.Output()); help || err != nil {
 		return o, p, help, err
 	}
 	if p, err = o.plan(fs.Changed); err != nil {
@@ -180,6 +184,8 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
 	fs.IntVar(&o.repeat, "repeat", plan.DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
 	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(results.Formats, ", "))
+	fs.StringVar(&o.table.columns, "columns", "", "table columns by `NAMES`, comma-separated (--columns list names them)")
+	fs.BoolVar(&o.table.wide, "wide", false, "table: every column")
 	fs.StringArrayVar(&o.checks, "check", nil, "a threshold `RULE` every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
 	fs.StringVar(&o.out, "out", "", "the record `FILE` (default "+results.DefaultDir+"/<run-id>.json)")
 	fs.StringVar(&o.report, "report", "", "also write the record as a self-contained HTML report with charts to `FILE` (as lockbench report), interrupted runs too")
@@ -335,7 +341,7 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	if err := results.Render(stdout, rec, o.format); err != nil {
+	if err := results.RenderWith(stdout, rec, o.format, o.table.options(stdout)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "lockbench: record saved to %s\n", out)

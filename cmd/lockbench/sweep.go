@@ -48,6 +48,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
+	if help, err := o.table.check(fs.Output()); help || err != nil {
+		return err
+	}
 	for _, refused := range []struct{ flag, instead string }{
 		{"repeat", "a sweep runs each step once"}, {"check", "give the thresholds with --slo"},
 		{"rate", "give the steps with --rates"}, {"stages", "give the steps with --rates"},
@@ -95,6 +98,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		err = results.Render(stdout, rec, o.format)
 	} else {
 		err = results.RenderSweep(stdout, rec, o.format == "markdown")
+	}
+	if err == nil && o.format == "table" && o.table.given() { // and every step's cell
+		err = results.RenderWith(stdout, rec, o.format, o.table.options(stdout))
 	}
 	if err != nil {
 		return err

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/lockbench/lockbench/results"
+)
+
+// tableFlags are --columns and --wide of run and sweep: which columns the
+// table format shows.
+type tableFlags struct {
+	columns string // comma-separated names; "list" names them
+	wide    bool
+	names   []string // parsed columns
+}
+
+// check parses --columns; for --columns list it writes the columns to out
+// and reports done, like --help.
+func (f *tableFlags) check(out io.Writer) (done bool, err error) {
+	switch {
+	case f.columns == "":
+		return false, nil
+	case f.wide:
+		return false, usagef("--columns and --wide: give one (--wide is every column)")
+	case strings.TrimSpace(f.columns) == "list":
+		fmt.Fprintf(out, "Columns of the table (--columns NAME,NAME,...; --wide: all but verdict and cost):\n  %s\n",
+			strings.Join(results.ColumnList(), "\n  "))
+		return true, nil
+	}
+	if f.names, err = results.ParseColumns(f.columns); err != nil {
+		return false, usagef("--columns: %w (--columns list describes them)", err)
+	}
+	return false, nil
+}
+
+// given reports whether --columns or --wide was given.
+func (f tableFlags) given() bool { return f.wide || f.names != nil }
+
+// options are the table options of the flags for a table written to w:
+// as wide as the terminal when w is one, or as $COLUMNS says.
+func (f tableFlags) options(w io.Writer) results.TableOptions {
+	return results.TableOptions{Columns: f.names, Wide: f.wide, Width: terminalWidth(w)}
+}
+
+// terminalWidth is $COLUMNS when it is a positive number, else the width
+// of the terminal w is, else 0 (unknown).
+func terminalWidth(w io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok && isTerminal(w) {
+		return windowWidth(f)
+	}
+	return 0
+}
