@@ -24,6 +24,12 @@ type Options struct {
 	// CellTime is the planned time of one cell (warm-up + duration); 0
 	// when unknown (a run by ops), and no time left is shown. Default 0.
 	CellTime time.Duration
+	// Width, when set, is the terminal's width in columns, read at every
+	// redraw (the terminal may be resized): a terminal's line is cut to
+	// one column less, so that it never wraps (a wrapped line would leave
+	// stale rows that the carriage return does not erase). 0: no cut.
+	// Default nil.
+	Width func() int
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 }
@@ -122,6 +128,9 @@ func (r *Renderer) Tick() {
 	line := r.line(now, snap, last, took)
 	switch {
 	case r.opts.Terminal:
+		if r.opts.Width != nil {
+			line = cut(line, r.opts.Width()-1)
+		}
 		fmt.Fprint(r.w, "\r\x1b[K"+line)
 		r.drawn = true
 	case now.Sub(r.printedAt) >= r.opts.Interval-r.opts.Tick/2: // a tick may come a little early
@@ -186,4 +195,19 @@ func latency(d time.Duration) string {
 		return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
 	}
 	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+// cut returns line cut to at most width runes (none when width < 1).
+func cut(line string, width int) string {
+	if width < 1 {
+		return line
+	}
+	n := 0
+	for i := range line {
+		if n == width {
+			return line[:i]
+		}
+		n++
+	}
+	return line
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -119,5 +120,30 @@ func TestRendererStartStop(t *testing.T) {
 	r.Stop()
 	if !strings.Contains(out.String(), "[1/1] none, 1 clients") {
 		t.Errorf("no progress line from the ticker: %q", out.String())
+	}
+}
+
+// A terminal's line is cut to one column less than the terminal's width,
+// read at every redraw, so that it never wraps.
+func TestRendererCutsToWidth(t *testing.T) {
+	clock := newClock()
+	var out bytes.Buffer
+	width := 40
+	r := New(&out, Options{Terminal: true, Now: clock.Now, Width: func() int { return width }})
+	live := &workloads.Live{}
+	r.Cell(Cell{Total: 1, Variant: "lua-release", Clients: 2, Live: live})
+	clock.advance(time.Second)
+	feed(live, 100, 100*time.Microsecond)
+	r.Tick()
+	line := strings.TrimPrefix(out.String(), "\r\x1b[K")
+	if n := utf8.RuneCountInString(line); n != width-1 || !strings.HasPrefix(line, "lockbench: 0:01 elapsed · [1/1]") {
+		t.Errorf("at width %d: %q (%d runes), want its first %d runes", width, line, n, width-1)
+	}
+	width = 200 // resized: the whole line
+	out.Reset()
+	clock.advance(time.Second)
+	r.Tick()
+	if line := strings.TrimPrefix(out.String(), "\r\x1b[K"); !strings.HasSuffix(line, "overlaps 0") {
+		t.Errorf("at width %d: %q, want the whole line", width, line)
 	}
 }

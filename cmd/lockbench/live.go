@@ -55,7 +55,11 @@ func startLive(f liveFlags, p plan.Plan, stderr io.Writer) (*live, error) {
 		if p.Workload.Ops == 0 {
 			cellTime = p.Workload.Warmup + p.Workload.Duration
 		}
-		l.renderer = progress.New(stderr, progress.Options{Terminal: isTerminal(stderr), Interval: f.interval, CellTime: cellTime})
+		opts := progress.Options{Terminal: isTerminal(stderr), Interval: f.interval, CellTime: cellTime}
+		if f, ok := stderr.(*os.File); ok && opts.Terminal {
+			opts.Width = func() int { return windowWidth(f) }
+		}
+		l.renderer = progress.New(stderr, opts)
 		l.renderer.Start()
 	}
 	return l, nil
