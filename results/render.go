@@ -104,7 +104,7 @@ var columns = []column{
 	{"busy", func(c *Cell) string { return strconv.FormatInt(c.FailedAttempts, 10) }, nil},
 	{"timeouts", func(c *Cell) string { return strconv.FormatInt(c.Timeouts, 10) }, nil},
 	{"errors", func(c *Cell) string { return strconv.FormatInt(c.Errors, 10) }, nil},
-	{"jain", func(c *Cell) string { return strconv.FormatFloat(c.Fairness.Jain, 'f', 3, 64) }, nil},
+	{"jain", func(c *Cell) string { return c.Fairness.JainText() }, nil},
 	{"max occ", func(c *Cell) string { return fmt.Sprintf("%d/%d", c.Violations.MaxOccupancy, max(c.Limit, 1)) }, nil},
 	{"overlaps", func(c *Cell) string { return strconv.FormatInt(c.Violations.Overlaps, 10) }, nil},
 	{"lost upd", func(c *Cell) string {
@@ -259,6 +259,7 @@ func Notes(rec *Record) []string {
 	if rec.Failure != "" {
 		notes = append(notes, "RUN FAILED: "+rec.Failure+"; the cells from then on count errors.")
 	}
+	notes = append(notes, ErrorNotes(rec)...)
 	return append(notes, shardNotes(rec)...)
 }
 
