@@ -12,7 +12,15 @@
 // trusts the lock: each holder enters it, reads a counter, and on exit writes
 // back the value it read plus one (the classic ticket sale). Two holders that
 // overlap show up as an overlap, as time spent over the permitted number of
-// holders, and as lost updates of the counter.
+// holders, and as lost updates of the counter. It also times liveness:
+// from the workload's Waiting and GaveUp it knows which clients wait (from
+// a try that found the lock held to the end of the acquire), and the
+// longest stretch during which a resource was free while one waited is
+// its unavailability ([OracleReport.LongestUnavailable] says exactly when
+// the clock starts and stops).
+//
+// A recorder counts errors by kind ([Recorder.Failed], [Failure]) in a
+// small fixed set of slots, with the first message of each kind.
 //
 // The package does no I/O and imports no other lockbench package but
 // redisinfo, the pure parser of Redis' INFO text behind [ParseCommandStats]

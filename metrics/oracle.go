@@ -76,17 +76,18 @@ type resource struct {
 	fence          uint64
 	staleWrites    int64
 	rejectedWrites int64
-	// waiting counts clients between Waiting and Enter or GaveUp;
-	// lastExit is when the last holder left, contended whether anyone
-	// was waiting then.
+	// waiting counts clients between Waiting and GaveUp: clients that
+	// found the resource held and wait for it. lastExit is when the last
+	// holder left, contended whether anyone was waiting then.
 	waiting   int64
 	lastExit  time.Time
 	contended bool
-	// freeSince is when the resource last became free; waited whether a
-	// client waited for it since; longestUnavailable the longest such
-	// stretch that ended with a client entering. enters numbers entries.
-	freeSince          time.Time
-	waited             bool
+	// unavailable is whether the resource is free (holders below the
+	// limit) while a client waits, since unavailableSince;
+	// longestUnavailable is the longest such stretch that has ended.
+	// enters numbers entries.
+	unavailable        bool
+	unavailableSince   time.Time
 	longestUnavailable time.Duration
 	enters             int64
 
@@ -169,8 +170,14 @@ type OracleReport struct {
 	// Holders is how many holders are inside critical sections now.
 	Holders int64 `json:"holders"`
 	// LongestUnavailable is the longest time a resource sat free while a
-	// client waited for it (a crashed holder of a lock that never expires
-	// makes it last to the end of the run). In JSON, nanoseconds.
+	// client waited for it: the clock starts when the resource is free (a
+	// lock without a holder, a semaphore with a permit left) and a client
+	// waits (from Waiting to GaveUp), whichever comes later, and stops
+	// when a holder enters and takes the last permit, when no client
+	// waits any more, or at the report (the end of the cell). A crashed
+	// holder of a lock that never expires makes it last to the end of the
+	// cell, of a lock with a TTL about one TTL; a client that finds the
+	// resource free and enters at once never waits. In JSON, nanoseconds.
 	LongestUnavailable time.Duration `json:"longest_unavailable"`
 }
 
@@ -188,7 +195,7 @@ func NewOracle(resources int, limit int) *Oracle {
 	o := &Oracle{limit: int64(limit), resources: make([]resource, resources)}
 	now := time.Now()
 	for i := range o.resources {
-		o.resources[i].freeSince, o.resources[i].clock = now, now
+		o.resources[i].clock = now
 	}
 	return o
 }
@@ -198,24 +205,46 @@ func NewOracle(resources int, limit int) *Oracle {
 // counting and applying it (the default). Call it before the first Enter.
 func (o *Oracle) RejectStaleWrites() { o.rejectStale = true }
 
-// Waiting records that a client starts trying to acquire resource; it is
-// followed by Enter, or by GaveUp when the client does not get it.
-func (o *Oracle) Waiting(resource int) {
+// Waiting records that a client starts to wait for resource: its try
+// found it held (every permit taken). Each Waiting is followed by one
+// GaveUp, when the client stops waiting: it gave up, timed out, or is
+// about to enter.
+func (o *Oracle) Waiting(resource int) { o.WaitingAt(resource, time.Now()) }
+
+// WaitingAt is Waiting for a client that started to wait at at, a time
+// the caller read from the machine's clock.
+func (o *Oracle) WaitingAt(resource int, at time.Time) {
 	res := o.resource(resource)
 	res.mu.Lock()
 	res.waiting++
-	if res.holders == 0 {
-		res.waited = true
-	}
+	res.settle(res.at(at), o.limit)
 	res.mu.Unlock()
 }
 
-// GaveUp records that a waiting client stopped trying.
-func (o *Oracle) GaveUp(resource int) {
+// GaveUp records that a waiting client stopped waiting for resource.
+func (o *Oracle) GaveUp(resource int) { o.GaveUpAt(resource, time.Now()) }
+
+// GaveUpAt is GaveUp for a client that stopped waiting at at, a time the
+// caller read from the machine's clock.
+func (o *Oracle) GaveUpAt(resource int, at time.Time) {
 	res := o.resource(resource)
 	res.mu.Lock()
 	res.waiting = max(res.waiting-1, 0)
+	res.settle(res.at(at), o.limit)
 	res.mu.Unlock()
+}
+
+// settle starts or stops res's unavailability clock after an event at
+// now: it runs while the resource has room for a holder (holders below
+// limit) and a client waits. Call it with res.mu held.
+func (res *resource) settle(now time.Time, limit int64) {
+	switch free := res.holders < limit && res.waiting > 0; {
+	case free && !res.unavailable:
+		res.unavailable, res.unavailableSince = true, now
+	case !free && res.unavailable:
+		res.unavailable = false
+		res.longestUnavailable = max(res.longestUnavailable, now.Sub(res.unavailableSince))
+	}
 }
 
 // Enter records that a holder without a fencing token entered the critical
@@ -238,11 +267,6 @@ func (o *Oracle) EnterFencedAt(resource int, token uint64, at time.Time) Entry {
 	res.mu.Lock()
 	defer res.mu.Unlock()
 	now := res.at(at)
-	res.waiting = max(res.waiting-1, 0)
-	if res.holders == 0 && res.waited {
-		res.longestUnavailable = max(res.longestUnavailable, now.Sub(res.freeSince))
-		res.waited = false
-	}
 	if res.holders == 0 && res.contended {
 		// The handoff: the resource was released while others waited.
 		res.contended = false
@@ -256,6 +280,7 @@ func (o *Oracle) EnterFencedAt(resource int, token uint64, at time.Time) Entry {
 		}
 	}
 	res.maxOccupancy = max(res.maxOccupancy, res.holders)
+	res.settle(now, o.limit)
 	res.enters++
 	return Entry{resource: resource, valueRead: res.counter, entered: true, epoch: res.enters, token: token}
 }
@@ -332,8 +357,8 @@ func (o *Oracle) leave(e Entry, caller string, at time.Time) *resource {
 	res.holders--
 	if res.holders == 0 {
 		res.lastExit, res.contended = now, res.waiting > 0
-		res.freeSince, res.waited = now, res.waiting > 0
 	}
+	res.settle(now, o.limit)
 	return res
 }
 
@@ -367,8 +392,8 @@ func (o *Oracle) Report() OracleReport {
 		rep.Counter += res.counter
 		rep.Holders += res.holders
 		longest := res.longestUnavailable
-		if res.holders == 0 && (res.waited || res.waiting > 0) {
-			longest = max(longest, time.Since(res.freeSince)) // still waiting now
+		if res.unavailable {
+			longest = max(longest, time.Since(res.unavailableSince)) // still waiting now
 		}
 		rep.LongestUnavailable = max(rep.LongestUnavailable, longest)
 		res.mu.Unlock()

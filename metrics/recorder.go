@@ -68,6 +68,7 @@ type Recorder struct {
 	lateness   *hdrhistogram.Histogram // how late the open-loop schedule started arrivals
 
 	counts  [numEvents]int64
+	errors  [maxErrorKinds]errorSlot // the Error events, by kind
 	clamped int64
 	seconds []second
 	// notes are a variant's own counters (Config.Note), by name.
@@ -128,6 +129,17 @@ func (r *Recorder) Add(at time.Time, e Event) {
 	r.mu.Lock()
 	r.counts[e]++
 	r.secondAt(at).counts[e]++
+	r.mu.Unlock()
+}
+
+// Failed counts one error, an Error event that happened at at, under its
+// kind; the first of a kind keeps its message as the kind's sample. It
+// allocates nothing after the first error of a kind.
+func (r *Recorder) Failed(at time.Time, f Failure) {
+	r.mu.Lock()
+	r.counts[Error]++
+	r.secondAt(at).counts[Error]++
+	countError(&r.errors, f)
 	r.mu.Unlock()
 }
 

@@ -33,6 +33,9 @@ type Summary struct {
 	Dropped        int64 `json:"dropped"`
 	StaleReleases  int64 `json:"stale_releases"`
 	Crashed        int64 `json:"crashed"`
+	// ErrorsByKind counts the errors recorded with [Recorder.Failed] by
+	// kind, with the first message of each.
+	ErrorsByKind map[string]ErrorCount `json:"errors_by_kind,omitempty"`
 	// Commands is left to the caller, who counts them at the connection.
 	Commands int64 `json:"commands"`
 	// Notes are the variant's own counters (Recorder.Note), summed.
@@ -79,13 +82,19 @@ type Fairness struct {
 	MinPerClient int64 `json:"min_per_client"`
 	MaxPerClient int64 `json:"max_per_client"`
 	// Jain is Jain's fairness index (Σx)²/(n·Σx²) over the per-client
-	// acquisition counts: 1 when all are equal (or all zero), 1/n when one
-	// client got everything.
+	// acquisition counts: 1 when all are equal, 1/n when one client got
+	// everything. Without a single acquisition the index is undefined
+	// (0/0): it is then 1 here, and [Fairness.Defined] is false.
 	Jain float64 `json:"jain"`
 	// PerClient are the acquisitions of each client, in client order
 	// (the charts of lockbench report); empty in older records.
 	PerClient []int64 `json:"per_client,omitempty"`
 }
+
+// Defined reports whether Jain's index means something: some client
+// acquired. A cell in which no client acquired was neither fair nor
+// unfair.
+func (f Fairness) Defined() bool { return f.MaxPerClient > 0 }
 
 // Merge combines the recorders of one phase into a Summary: histograms are
 // merged (percentiles are never averaged), counters and seconds summed.
@@ -101,6 +110,7 @@ func Merge(recs []*Recorder, perClient []int64) Summary {
 		for e := range counts {
 			counts[e] += r.counts[e]
 		}
+		s.ErrorsByKind = mergeErrors(s.ErrorsByKind, &r.errors)
 		for name, n := range r.notes {
 			if s.Notes == nil {
 				s.Notes = map[string]int64{}

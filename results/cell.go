@@ -2,6 +2,7 @@ package results
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -59,6 +60,11 @@ type Cell struct {
 	FailedAttempts int64 `json:"failed_attempts"`
 	Timeouts       int64 `json:"timeouts"`
 	Errors         int64 `json:"errors"`
+	// ErrorsByKind is Errors by kind — the Redis error prefix (OOM,
+	// READONLY, MOVED, ...), or timeout, connection refused, connection
+	// reset, EOF, other — with the first message of each kind; absent
+	// without errors.
+	ErrorsByKind map[string]ErrorCount `json:"errors_by_kind,omitempty"`
 	// Commands were sent by the clients in the measured phase, counted at
 	// the connection interface (watchdog renewals included).
 	Commands               int64   `json:"commands"`
@@ -203,18 +209,45 @@ type Fairness struct {
 	MinPerClient int64 `json:"min_per_client"`
 	MaxPerClient int64 `json:"max_per_client"`
 	// Jain is Jain's fairness index (Σx)²/(n·Σx²) over the per-client
-	// acquisition counts: 1 when all are equal (or all zero), 1/n when one
-	// client got everything.
-	Jain float64 `json:"jain"`
+	// acquisition counts: 1 when all are equal, 1/n when one client got
+	// everything. It is undefined when no client acquired (0/0): then 0,
+	// absent from the JSON, and shown as "-" (see Defined, JainText).
+	Jain float64 `json:"jain,omitempty"`
 	// PerClient are the acquisitions of each client, in client order
 	// (the charts of lockbench report); empty in older records.
 	PerClient []int64 `json:"per_client,omitempty"`
 }
 
-// FairnessOf computes the fairness of per-client acquisition counts.
+// Defined reports whether Jain's index means something: some client
+// acquired. (A record from before undefined indexes were left out says 1
+// for a cell without acquisitions.)
+func (f Fairness) Defined() bool { return f.Jain > 0 }
+
+// JainText is Jain's index as a table shows it: three decimals, "-" when
+// undefined.
+func (f Fairness) JainText() string {
+	if !f.Defined() {
+		return "-"
+	}
+	return strconv.FormatFloat(f.Jain, 'f', 3, 64)
+}
+
+// FairnessOf computes the fairness of per-client acquisition counts; Jain
+// is 0 (undefined) when no client acquired.
 func FairnessOf(perClient []int64) Fairness {
 	f := metrics.FairnessOf(perClient)
-	return Fairness{Clients: f.Clients, MinPerClient: f.MinPerClient, MaxPerClient: f.MaxPerClient, Jain: f.Jain, PerClient: slices.Clone(f.PerClient)}
+	jain := f.Jain
+	if !f.Defined() {
+		jain = 0
+	}
+	return Fairness{Clients: f.Clients, MinPerClient: f.MinPerClient, MaxPerClient: f.MaxPerClient, Jain: jain, PerClient: slices.Clone(f.PerClient)}
+}
+
+// ErrorCount is how often one kind of error happened in a cell, with the
+// message of the first.
+type ErrorCount struct {
+	Count  int64  `json:"count"`
+	Sample string `json:"sample"`
 }
 
 // Event is one thing a fault did, timed like Series.

@@ -95,7 +95,7 @@ var columns = []column{
 	{"busy", func(c *Cell) string { return strconv.FormatInt(c.FailedAttempts, 10) }, nil, nil, "tries that found the lock or every permit held"},
 	{"timeouts", func(c *Cell) string { return strconv.FormatInt(c.Timeouts, 10) }, nil, nil, "acquires given up after --acquire-timeout"},
 	{"errors", func(c *Cell) string { return strconv.FormatInt(c.Errors, 10) }, nil, nil, "acquires and releases that failed"},
-	{"jain", func(c *Cell) string { return strconv.FormatFloat(c.Fairness.Jain, 'f', 3, 64) }, nil, nil, "Jain's fairness index over the clients (1: even)"},
+	{"jain", func(c *Cell) string { return c.Fairness.JainText() }, nil, nil, "Jain's fairness index over the clients (1: even)"},
 	{"max occ", func(c *Cell) string { return fmt.Sprintf("%d/%d", c.Violations.MaxOccupancy, max(c.Limit, 1)) }, nil, nil, "most holders at once / limit"},
 	{"overlaps", func(c *Cell) string { return strconv.FormatInt(c.Violations.Overlaps, 10) }, nil, nil, "entries that made the holders exceed the limit"},
 	{"lost upd", func(c *Cell) string {

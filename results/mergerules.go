@@ -30,6 +30,9 @@ const (
 	// cell that read the witness later (more shards done) gives them.
 	oracleSummed
 	oracleLargest
+	// kindsSummed: a map of ErrorCount, counts added kind by kind, the
+	// first cell's sample kept (the second's for a kind the first has not).
+	kindsSummed
 	// parts: a struct (or pointer to one, or slice of them) whose fields
 	// merge by their own rules, under the field's name and a dot.
 	parts
@@ -62,6 +65,7 @@ var cellMergeRules = map[string]mergeRule{
 	"OfferedPerS": summed, "Dropped": summed, "LatenessUS": kept,
 
 	"Attempts": summed, "FailedAttempts": summed, "Timeouts": summed, "Errors": summed, "Commands": summed,
+	"ErrorsByKind": kindsSummed,
 	// Commands over acquisitions, once both are summed.
 	"CommandsPerAcquisition": custom,
 	"Counters":               summed,
@@ -172,6 +176,8 @@ func mergeFields(a, b reflect.Value, prefix string, w witnessing) {
 			case less(fa, fb):
 				fa.Set(fb)
 			}
+		case kindsSummed:
+			fa.Set(reflect.ValueOf(sumKinds(fa.Interface().(map[string]ErrorCount), fb.Interface().(map[string]ErrorCount))))
 		case parts:
 			if fa.Kind() == reflect.Struct {
 				mergeFields(fa, fb, name+".", w)
@@ -216,4 +222,25 @@ func less(a, b reflect.Value) bool {
 		return a.Float() < b.Float()
 	}
 	panic("results: cannot compare a " + a.Type().String())
+}
+
+// sumKinds adds the error counts of b to a's, kind by kind, into a new
+// map (a's may be an input's); a kind's sample is a's, or b's where a has
+// none. nil when both are empty.
+func sumKinds(a, b map[string]ErrorCount) map[string]ErrorCount {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	sum := make(map[string]ErrorCount, len(a)+len(b))
+	for _, m := range []map[string]ErrorCount{a, b} {
+		for kind, c := range m {
+			had, ok := sum[kind]
+			if !ok || had.Sample == "" {
+				had.Sample = c.Sample
+			}
+			had.Count += c.Count
+			sum[kind] = had
+		}
+	}
+	return sum
 }

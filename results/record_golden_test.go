@@ -27,6 +27,8 @@ func goldenFullRecord() *results.Record {
 		AcquireLatencyUS: latency(100), AcquireLatencyRawUS: latency(90), ReleaseLatencyUS: latency(50), HoldTimeUS: latency(1000),
 		HandoffLatencyUS: latency(200), OfferedPerS: 1200, Dropped: 7, LatenessUS: latency(10),
 		Attempts: 3000, FailedAttempts: 500, Timeouts: 3, Errors: 2, Commands: 7500, CommandsPerAcquisition: 3,
+		ErrorsByKind: map[string]results.ErrorCount{"OOM": {Count: 1, Sample: "OOM command not allowed when used memory > 'maxmemory'."},
+			"timeout": {Count: 1, Sample: "i/o timeout"}},
 		Counters: map[string]int64{"unacked": 4},
 		Server: &results.ServerCost{Commands: 7400, ByCommand: map[string]int64{"evalsha": 2500, "set": 4900}, Housekeeping: 12, CPUSeconds: 0.25,
 			Nodes:                  []results.NodeCost{{Node: "master", Role: "master", Commands: 7400, CPUSeconds: 0.2}},

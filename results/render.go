@@ -225,6 +225,7 @@ func notes(rec *Record, legend string) []string {
 	if rec.Failure != "" {
 		notes = append(notes, "RUN FAILED: "+rec.Failure+"; the cells from then on count errors.")
 	}
+	notes = append(notes, ErrorNotes(rec)...)
 	return append(notes, shardNotes(rec)...)
 }
 
@@ -282,13 +283,19 @@ func renderCSV(w io.Writer, rec *Record) error {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	jain := func(fair Fairness) string { // empty where no client acquired
+		if !fair.Defined() {
+			return ""
+		}
+		return f(fair.Jain)
+	}
 	for _, c := range rec.Cells {
 		a := c.AcquireLatencyUS
 		if err := cw.Write([]string{c.Variant, c.Client, c.Topology, strconv.Itoa(c.Clients), strconv.Itoa(c.Keys), strconv.Itoa(c.Limit),
 			strconv.Itoa(c.Repetition), f(c.ElapsedS), n(c.Acquisitions), f(c.ThroughputPerS),
 			f(a.P50), f(a.P90), f(a.P99), f(a.P999), f(a.Max),
 			f(c.ReleaseLatencyUS.P50), f(c.ReleaseLatencyUS.P99), n(c.Attempts), n(c.FailedAttempts), n(c.Timeouts),
-			n(c.Errors), n(c.Commands), f(c.CommandsPerAcquisition), f(c.Fairness.Jain),
+			n(c.Errors), n(c.Commands), f(c.CommandsPerAcquisition), jain(c.Fairness),
 			n(c.Fairness.MinPerClient), n(c.Fairness.MaxPerClient),
 			n(c.Violations.Overlaps), n(c.Violations.MaxOccupancy), f(c.Violations.TimeOverLimitMS),
 			n(c.Violations.LostUpdates), n(c.Violations.LeaseLost), n(c.Violations.Abandoned),

@@ -107,7 +107,8 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, 
 		Errors:              m.Errors,
 		Commands:            m.Commands,
 		Counters:            m.Notes,
-		Fairness:            results.Fairness(m.Fairness),
+		ErrorsByKind:        errorsByKind(m.ErrorsByKind),
+		Fairness:            results.FairnessOf(m.Fairness.PerClient),
 		Interrupted:         out.Interrupted,
 		Violations: results.Violations{
 			Overlaps:             oracle.Overlaps,
@@ -160,6 +161,19 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, 
 		*h.dst = encoded
 	}
 	return c, nil
+}
+
+// errorsByKind are a phase's errors by kind as the record keeps them; nil
+// without errors.
+func errorsByKind(byKind map[string]metrics.ErrorCount) map[string]results.ErrorCount {
+	if len(byKind) == 0 {
+		return nil
+	}
+	out := make(map[string]results.ErrorCount, len(byKind))
+	for kind, c := range byKind {
+		out[kind] = results.ErrorCount(c)
+	}
+	return out
 }
 
 // newServerCost is what the servers' counters say a cell cost them,

@@ -103,11 +103,24 @@ func (o *Oracle) key(resource int) string {
 	return o.keys[resource]
 }
 
-// Waiting records that a client starts trying to acquire resource.
-func (o *Oracle) Waiting(resource int) { _, _ = o.call(waitingScript, resource, "wait", keepSeconds) }
+// Waiting records that a client starts to wait for resource, its try
+// having found it held.
+func (o *Oracle) Waiting(resource int) {
+	_, _ = o.call(waitingScript, resource, "wait", keepSeconds, o.limit)
+}
 
-// GaveUp records that a waiting client stopped trying.
-func (o *Oracle) GaveUp(resource int) { _, _ = o.call(waitingScript, resource, "gaveup", keepSeconds) }
+// GaveUp records that a waiting client stopped waiting: it gave up, timed
+// out, or is about to enter.
+func (o *Oracle) GaveUp(resource int) {
+	_, _ = o.call(waitingScript, resource, "gaveup", keepSeconds, o.limit)
+}
+
+// WaitingAt and GaveUpAt are Waiting and GaveUp: the witness times them
+// with its own clock, and at is ignored.
+func (o *Oracle) WaitingAt(resource int, _ time.Time) { o.Waiting(resource) }
+
+// GaveUpAt is GaveUp (see WaitingAt).
+func (o *Oracle) GaveUpAt(resource int, _ time.Time) { o.GaveUp(resource) }
 
 // EnterFenced records a holder entering resource with fencing token token
 // (0 for none) and reads the resource's counter. When the witness does not

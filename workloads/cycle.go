@@ -34,11 +34,19 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	case len(c.d.names) > 1:
 		k = c.rnd.IntN(len(c.d.names))
 	}
-	c.d.oracle.Waiting(k)
+	// The client waits from its first try that finds k held (attempt
+	// tells the oracle) to the end of the acquire, or, when a fail-fast
+	// acquire found it held, until it stops trying for k (see stopWaiting).
+	if k != c.key {
+		c.stopWaiting(began)
+	}
+	c.key = k
 	lease, err := c.lock.Acquire(ctx, c.d.names[k])
 	done := time.Now()
+	if err == nil || !isBusy(err) || ctx.Err() != nil {
+		c.stopWaiting(done)
+	}
 	if err != nil {
-		c.d.oracle.GaveUp(k)
 		return c.failedAcquire(ctx, rec, err, done), time.Time{}
 	}
 	rec.Acquired(done, done.Sub(intended), done.Sub(began))
@@ -101,10 +109,22 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 		rec.Add(end, metrics.Crashed)
 		return false, time.Time{}
 	default:
-		rec.Add(end, metrics.Error)
+		rec.Failed(end, failureOf(err))
 		c.d.spec.Live.Failed()
 	}
 	return true, end
+}
+
+// stopWaiting tells the oracle that the client, which waited for its key,
+// stopped waiting at at: it entered, gave up, timed out, or, after a
+// fail-fast acquire that found the key held, does not try again at once
+// for the same key (it thinks, picks another key, serves an open loop's
+// next arrival, or the cell ended).
+func (c *client) stopWaiting(at time.Time) {
+	if c.waiting {
+		c.waiting = false
+		c.d.oracle.GaveUpAt(c.key, at)
+	}
 }
 
 // failedAcquire counts an acquire that failed with err at done and reports
@@ -122,7 +142,7 @@ func (c *client) failedAcquire(ctx context.Context, rec *metrics.Recorder, err e
 	case isBusy(err):
 		// counted by attempt; a fail-fast acquire just goes on
 	default:
-		rec.Add(done, metrics.Error)
+		rec.Failed(done, failureOf(err))
 		c.d.spec.Live.Failed()
 		c.sleep(ctx, errorPause, nil)
 	}

@@ -238,6 +238,7 @@ func (d *driver) runClosed(ctx context.Context) {
 	for _, c := range d.clients {
 		wg.Go(func() {
 			var began time.Time
+			defer func() { c.stopWaiting(time.Now()) }()
 			for ctx.Err() == nil && !c.crashed.Load() {
 				var more bool
 				if began, more = c.step(ctx, began); !more {
@@ -268,6 +269,7 @@ func (c *client) step(ctx context.Context, began time.Time) (next time.Time, mor
 		return time.Time{}, true
 	}
 	if think := d.spec.Think.Sample(c.rnd); think > 0 {
+		c.stopWaiting(time.Now())
 		c.sleep(ctx, think, nil)
 		return time.Time{}, true
 	}
@@ -284,6 +286,10 @@ type client struct {
 	timer         *time.Timer
 	release       *releaseContext // nil until the first release, and after one that timed out
 	acquisitions  int64           // in the measured phase, for fairness
+	// key is the resource of the current acquire; waiting whether the
+	// oracle was told that the client waits for it (see stopWaiting).
+	key     int
+	waiting bool
 	// crashed is set when a fault killed the client; frozenUntil (Unix
 	// nanoseconds) while a holder pause lasts. Its renewals read both.
 	crashed     atomic.Bool
@@ -296,11 +302,17 @@ func (c *client) note(name string) { c.d.recorder(c.stripe, time.Now()).Note(nam
 
 // attempt counts a try at acquiring; the lock calls it from Acquire. Only
 // a busy try is counted in the per-second series, so only it reads the
-// clock.
+// clock; the first busy try of an acquire starts the client's wait for
+// the resource (Oracle.Waiting).
 func (c *client) attempt(err error) {
 	if err != nil && isBusy(err) {
-		c.rec.AttemptedBusy(time.Now())
+		at := time.Now()
+		c.rec.AttemptedBusy(at)
 		c.d.spec.Live.BusyTry()
+		if !c.waiting {
+			c.waiting = true
+			c.d.oracle.WaitingAt(c.key, at)
+		}
 		return
 	}
 	c.rec.Attempted()

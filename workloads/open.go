@@ -40,7 +40,9 @@ func (d *driver) runOpen(ctx context.Context) {
 				if ctx.Err() != nil {
 					continue // drain: the run is over
 				}
-				if goOn, _ := c.cycle(ctx, intended, time.Now()); !goOn && c.crashed.Load() {
+				goOn, _ := c.cycle(ctx, intended, time.Now())
+				c.stopWaiting(time.Now()) // the arrival is served: it waits no more
+				if !goOn && c.crashed.Load() {
 					return // a crashed client serves no more
 				}
 			}

@@ -14,10 +14,17 @@ import (
 // witness (package witness), so that holders in different processes are
 // checked together. Every method is safe for concurrent use.
 type Oracle interface {
-	// Waiting and GaveUp bracket a client's try at resource that did not
-	// end in EnterFenced.
+	// Waiting and GaveUp bracket a client's wait for resource: from its
+	// first try that found it held (every permit taken) to the end of the
+	// acquire (given up, timed out, or about to enter), or after a
+	// fail-fast acquire until the client stops trying for resource at
+	// once. A client whose first try takes the lock never waits. WaitingAt and GaveUpAt are
+	// Waiting and GaveUp at at, a time the workload read from the
+	// machine's clock (see EnterFencedAt).
 	Waiting(resource int)
 	GaveUp(resource int)
+	WaitingAt(resource int, at time.Time)
+	GaveUpAt(resource int, at time.Time)
 	// EnterFenced enters resource's critical section with the lease's
 	// fencing token (0 for none).
 	EnterFenced(resource int, token uint64) metrics.Entry

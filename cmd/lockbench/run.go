@@ -362,6 +362,9 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		// Not wrapped: the run failed (exit 3), its input was fine.
 		return fmt.Errorf("run failed: %s; what was measured is saved in %s", rec.Failure, out)
 	}
+	if failed, why := results.AllFailed(rec); failed {
+		return fmt.Errorf("run failed: %s; what was measured is saved in %s", why, out)
+	}
 	if failed := results.Evaluate(rec, o.thresholds); len(failed) > 0 {
 		for _, f := range failed {
 			fmt.Fprintln(stderr, "lockbench: check failed: "+f.String())

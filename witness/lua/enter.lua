@@ -6,17 +6,13 @@ local r = KEYS[1]
 local limit = tonumber(ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local v = redis.call('HMGET', r, 'h', 'w', 'wd', 'fs', 'ct', 'le', 'ov', 'mo', 'en', 'c', 'lu')
+local v = redis.call('HMGET', r, 'h', 'w', 'us', 'ct', 'le', 'ov', 'mo', 'en', 'c', 'lu')
 local function n(i) return tonumber(v[i]) or 0 end
-local holders, waiting, waited, freeSince = n(1), n(2), n(3), n(4)
-local contended, lastExit, overlaps, maxOcc = n(5), n(6), n(7), n(8)
-local enters, counter, longest = n(9), n(10), n(11)
+local holders, waiting = n(1), n(2)
+local contended, lastExit, overlaps, maxOcc = n(4), n(5), n(6), n(7)
+local enters, counter, longest = n(8), n(9), n(10)
 local function s(x) return string.format('%.0f', x) end
 local gap = -1
-if holders == 0 and waited == 1 then
-  longest = math.max(longest, now - freeSince)
-  waited = 0
-end
 if holders == 0 and contended == 1 then
   -- The handoff: released while others waited.
   contended = 0
@@ -30,7 +26,12 @@ if holders > limit then
   end
 end
 enters = enters + 1
-redis.call('HSET', r, 'h', holders, 'w', math.max(waiting - 1, 0), 'wd', waited, 'ct', contended,
+if v[3] and not (holders < limit and waiting > 0) then
+  -- The unavailability ends: the last permit is taken.
+  longest = math.max(longest, now - tonumber(v[3]))
+  redis.call('HDEL', r, 'us')
+end
+redis.call('HSET', r, 'h', holders, 'ct', contended,
   'ov', overlaps, 'mo', math.max(maxOcc, holders), 'en', enters, 'lu', s(longest))
 redis.call('EXPIRE', r, ARGV[2])
 return {counter, enters, gap}

@@ -10,7 +10,7 @@ local r = KEYS[1]
 local limit = tonumber(ARGV[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local v = redis.call('HMGET', r, 'h', 'ols', 'tol', 'w', 'fe')
+local v = redis.call('HMGET', r, 'h', 'ols', 'tol', 'w', 'fe', 'us')
 local holders, overSince, overTime = tonumber(v[1]) or 0, tonumber(v[2]) or 0, tonumber(v[3]) or 0
 local waiting, fence = tonumber(v[4]) or 0, tonumber(v[5]) or 0
 local function s(x) return string.format('%.0f', x) end
@@ -29,7 +29,11 @@ end
 if holders == 0 then
   local w = 0
   if waiting > 0 then w = 1 end
-  redis.call('HSET', r, 'le', s(now), 'ct', w, 'fs', s(now), 'wd', w)
+  redis.call('HSET', r, 'le', s(now), 'ct', w)
+end
+if holders < limit and waiting > 0 and not v[6] then
+  -- Room for a holder while a client waits: unavailable from now.
+  redis.call('HSET', r, 'us', s(now))
 end
 if ARGV[2] == 'abandon' then
   redis.call('HINCRBY', r, 'ab', 1)

@@ -8,7 +8,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local sum = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 for _, r in ipairs(KEYS) do
-  local v = redis.call('HMGET', r, 'ov', 'mo', 'tol', 'ols', 'cs', 'ab', 'sw', 'rw', 'c', 'h', 'lu', 'wd', 'w', 'fs')
+  local v = redis.call('HMGET', r, 'ov', 'mo', 'tol', 'ols', 'cs', 'ab', 'sw', 'rw', 'c', 'h', 'lu', 'us')
   local function n(i) return tonumber(v[i]) or 0 end
   local holders = n(10)
   local overTime = n(3)
@@ -16,8 +16,8 @@ for _, r in ipairs(KEYS) do
     overTime = overTime + now - n(4)
   end
   local longest = n(11)
-  if holders == 0 and (n(12) == 1 or n(13) > 0) and v[14] then
-    longest = math.max(longest, now - n(14)) -- still waiting now
+  if v[12] then
+    longest = math.max(longest, now - n(12)) -- still waiting now
   end
   sum[1] = sum[1] + n(1)
   sum[2] = math.max(sum[2], n(2))
