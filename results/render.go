@@ -119,6 +119,29 @@ var columns = []column{
 	{"rejected wr", func(c *Cell) string { return strconv.FormatInt(c.Violations.RejectedWrites, 10) }, fencing},
 	{"max unavail", func(c *Cell) string { return FormatMicros(c.Violations.LongestUnavailableMS * 1000) }, nil},
 	{"counters", func(c *Cell) string { return formatCounters(c.Counters) }, anyCell(func(c *Cell) bool { return len(c.Counters) > 0 })},
+	// The margins of expiring locks (Cell.Margins).
+	{"valid p50", marginFigure(func(m *Margins) string { return FormatMicros(m.ValidityLeftUS.P50) }), margins},
+	{"valid p99", marginFigure(func(m *Margins) string { return FormatMicros(m.ValidityLeftUS.P99) }), margins},
+	{"late holds", marginFigure(func(m *Margins) string { return fmt.Sprintf("%d/%d", m.LateHolds, m.Holds) }), margins},
+	{"past ttl p50", marginFigure(func(m *Margins) string { return FormatMicros(m.LateUS.P50) }), margins},
+	{"past ttl p99", marginFigure(func(m *Margins) string { return FormatMicros(m.LateUS.P99) }), margins},
+	{"notice p50", marginFigure(func(m *Margins) string { return FormatMicros(m.LossNoticeUS.P50) }), notices},
+	{"notice p99", marginFigure(func(m *Margins) string { return FormatMicros(m.LossNoticeUS.P99) }), notices},
+}
+
+var (
+	margins = anyCell(func(c *Cell) bool { return c.Margins != nil })
+	notices = anyCell(func(c *Cell) bool { return c.Margins != nil && c.Margins.LateNotices > 0 })
+)
+
+// marginFigure shows a figure of a cell's margins, "-" without them.
+func marginFigure(f func(m *Margins) string) func(c *Cell) string {
+	return func(c *Cell) string {
+		if c.Margins == nil {
+			return "-"
+		}
+		return f(c.Margins)
+	}
 }
 
 // Render writes rec to w in format.

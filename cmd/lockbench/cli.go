@@ -48,6 +48,7 @@ Usage:
   lockbench variants                list the lock designs with their claims
   lockbench scenarios               list the named scenarios (run --scenario NAME)
   lockbench findings                run every scenario and write docs/findings.md
+  lockbench check HISTORY.jsonl ... check the histories run --history wrote, with porcupine
   lockbench merge A.json B.json -o M.json   merge records of shards of one load (or --witness URL --run-id ID)
   lockbench report A.json ... -o report.html   one self-contained HTML page with charts of records
   lockbench compare OLD.json NEW.json      compare two runs over their repetitions, like benchstat; --fail-on gates CI
@@ -65,7 +66,7 @@ Run 'lockbench run --help' for the flags of a run.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return usagef("no command given (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, soak, help)")
+		return usagef("no command given (commands: run, variants, scenarios, findings, check, merge, compare, report, sweep, topology, calibrate, soak, help)")
 	}
 	switch args[0] {
 	case "run":
@@ -80,6 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runScenarios(args[1:], stdout, stderr)
 	case "findings":
 		return runFindings(ctx, args[1:], stdout, stderr)
+	case "check":
+		return runCheck(args[1:], stdout, stderr)
 	case "merge":
 		return runMerge(ctx, args[1:], stdout, stderr)
 	case "compare":
@@ -97,7 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return usagef("unknown command %q (commands: run, variants, scenarios, findings, merge, compare, report, sweep, topology, calibrate, soak, help)", args[0])
+	return usagef("unknown command %q (commands: run, variants, scenarios, findings, check, merge, compare, report, sweep, topology, calibrate, soak, help)", args[0])
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
