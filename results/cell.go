@@ -89,8 +89,15 @@ type Cell struct {
 	// Series has one entry per second of the measured phase.
 	Series []Second `json:"series"`
 	// Faults are the fault events of the cell, timed like Series.
-	Faults     []Event    `json:"faults,omitempty"`
-	Histograms Histograms `json:"histograms"`
+	Faults []Event `json:"faults,omitempty"`
+	// Margins say how close the leases came to expiring; nil for a
+	// variant whose leases do not expire.
+	Margins *Margins `json:"margins,omitempty"`
+	// History says how much of the cell's history was kept, where it was
+	// written and porcupine's verdict on it; nil when none was recorded
+	// (run --history, --check-history).
+	History    *HistoryInfo `json:"history,omitempty"`
+	Histograms Histograms   `json:"histograms"`
 }
 
 // Violations are what the oracle saw, over the whole cell (warm-up
@@ -158,6 +165,10 @@ type Histograms struct {
 	Release    string `json:"release"`
 	Hold       string `json:"hold"`
 	Handoff    string `json:"handoff"`
+	// The margins' (Cell.Margins), empty without them.
+	ValidityLeft string `json:"validity_left,omitempty"`
+	Late         string `json:"late,omitempty"`
+	LossNotice   string `json:"loss_notice,omitempty"`
 }
 
 // Latency is a set of quantiles of a histogram, in microseconds.

@@ -110,6 +110,14 @@ var columns = []column{
 	{"rejected wr", func(c *Cell) string { return strconv.FormatInt(c.Violations.RejectedWrites, 10) }, fencing, nil, "writes with a stale fencing token the resource refused"},
 	{"max unavail", func(c *Cell) string { return FormatMicros(c.Violations.LongestUnavailableMS * 1000) }, nil, nil, "longest time a lock sat free while clients waited"},
 	{"counters", func(c *Cell) string { return formatCounters(c.Counters) }, anyCell(func(c *Cell) bool { return len(c.Counters) > 0 }), nil, "the variant's own counts"},
+	// The margins of expiring locks (Cell.Margins).
+	{"valid p50", marginFigure(func(m *Margins) string { return FormatMicros(m.ValidityLeftUS.P50) }), margins, nil, "validity left when the acquire returned, median"},
+	{"valid p99", marginFigure(func(m *Margins) string { return FormatMicros(m.ValidityLeftUS.P99) }), margins, nil, "validity left when the acquire returned, p99"},
+	{"late holds", marginFigure(func(m *Margins) string { return fmt.Sprintf("%d/%d", m.LateHolds, m.Holds) }), margins, nil, "holds still inside after their lease expired / holds"},
+	{"past ttl p50", marginFigure(func(m *Margins) string { return FormatMicros(m.LateUS.P50) }), margins, nil, "time inside after the lease expired, median of late holds"},
+	{"past ttl p99", marginFigure(func(m *Margins) string { return FormatMicros(m.LateUS.P99) }), margins, nil, "time inside after the lease expired, p99 of late holds"},
+	{"notice p50", marginFigure(func(m *Margins) string { return FormatMicros(m.LossNoticeUS.P50) }), notices, nil, "how long after its lease was gone a renewing holder learned it, median"},
+	{"notice p99", marginFigure(func(m *Margins) string { return FormatMicros(m.LossNoticeUS.P99) }), notices, nil, "how long after its lease was gone a renewing holder learned it, p99"},
 }
 
 // verdictColumn is the compact table's last column (see Verdict); the
@@ -234,4 +242,19 @@ func clientCounts(rec *Record) int {
 		seen[c.Clients] = true
 	}
 	return len(seen)
+}
+
+var (
+	margins = anyCell(func(c *Cell) bool { return c.Margins != nil })
+	notices = anyCell(func(c *Cell) bool { return c.Margins != nil && c.Margins.LateNotices > 0 })
+)
+
+// marginFigure shows a figure of a cell's margins, "-" without them.
+func marginFigure(f func(m *Margins) string) func(c *Cell) string {
+	return func(c *Cell) string {
+		if c.Margins == nil {
+			return "-"
+		}
+		return f(c.Margins)
+	}
 }

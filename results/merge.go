@@ -187,7 +187,8 @@ func mergeCell(a, b *Cell) error {
 		}
 		*h.into, *h.lat = encoded, LatencyOf(merged)
 	}
-	return nil
+	mergeHistory(a, b, w)
+	return mergeMargins(a, b, w)
 }
 
 // mergeSecond merges the acquire latencies of second s into t (its

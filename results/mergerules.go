@@ -134,6 +134,30 @@ var cellMergeRules = map[string]mergeRule{
 	"Series.Holders":          oracleSummed,
 
 	"Faults": appended,
+
+	// Dropped unless both cells have them (see mergeMargins); the
+	// quantiles come from the merged histograms.
+	"Margins":                  parts,
+	"Margins.TTLMS":            named,
+	"Margins.ValidityLeftUS":   custom,
+	"Margins.ExpiredAtAcquire": summed,
+	"Margins.Holds":            summed,
+	"Margins.LateHolds":        summed,
+	"Margins.LateUS":           custom,
+	"Margins.Notices":          summed,
+	"Margins.LateNotices":      summed,
+	"Margins.LossNoticeUS":     custom,
+
+	// Each process records its own history. Dropped unless both cells
+	// have one (see mergeHistory); the path is the first's, the worse
+	// verdict is kept with its window.
+	"History":         parts,
+	"History.Events":  summed,
+	"History.Dropped": summed,
+	"History.Cut":     either,
+	"History.Path":    kept,
+	"History.Error":   kept,
+	"History.Check":   custom,
 }
 
 // witnessing says whose oracle figures a merge keeps.

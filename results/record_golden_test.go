@@ -41,8 +41,16 @@ func goldenFullRecord() *results.Record {
 		Series: []results.Second{{T: 1, Acquisitions: 1000, FailedAttempts: 200, Errors: 1, Timeouts: 1, Dropped: 3,
 			AcquireP50US: 100, AcquireP99US: 400, AcquireHistogram: "second-histogram", Overlaps: 1, Holders: 1}},
 		Faults: []results.Event{{AtS: 1.25, Fault: "at=1s pause node=master for=500ms", Action: "pause", Node: "master", Error: "no such node"}},
+		Margins: &results.Margins{TTLMS: 10000, ValidityLeftUS: latency(9000), ExpiredAtAcquire: 1, Holds: 2499, LateHolds: 2,
+			LateUS: latency(300), Notices: 3, LateNotices: 1, LossNoticeUS: latency(20)},
+		History: &results.HistoryInfo{Events: 20000, Dropped: 8, Cut: true, Path: "histories/fenced-c8.jsonl", Error: "disk full",
+			Check: &results.HistoryCheck{Verdict: "not linearizable", Error: "timed out", View: "critical-sections",
+				FailingKeys: []string{"lock:0"}, FailingSegments: 1, ElapsedMS: 12.5,
+				Window: &results.HistoryWindow{Key: "lock:0", Leases: []int{4, 9}, Processes: []int{1, 2}, FromNS: 1000, ToNS: 5000,
+					Ops: []string{"p0 enter lock:0 #6-7 ok"}}}},
 		Histograms: results.Histograms{Acquire: "acquire-histogram", AcquireRaw: "acquire-raw-histogram", Release: "release-histogram",
-			Hold: "hold-histogram", Handoff: "handoff-histogram"},
+			Hold: "hold-histogram", Handoff: "handoff-histogram", ValidityLeft: "validity-left-histogram", Late: "late-histogram",
+			LossNotice: "loss-notice-histogram"},
 	}
 	return &results.Record{
 		Schema: results.SchemaVersion, Tool: "lockbench", RunID: "20261130T120000-golden",

@@ -7,6 +7,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/linearize"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
@@ -160,7 +161,50 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, 
 		}
 		*h.dst = encoded
 	}
-	return c, nil
+	return c, marginsOf(&c, out.Margins)
+}
+
+// marginsOf puts the margins m (nil for none) into c, their histograms
+// encoded.
+func marginsOf(c *results.Cell, m *metrics.MarginSummary) error {
+	if m == nil {
+		return nil
+	}
+	c.Margins = &results.Margins{
+		TTLMS:          float64(m.TTL) / float64(time.Millisecond),
+		ValidityLeftUS: results.LatencyOf(m.ValidityLeft), ExpiredAtAcquire: m.ExpiredAtAcquire,
+		Holds: m.Holds, LateHolds: m.LateHolds, LateUS: results.LatencyOf(m.Late),
+		Notices: m.Notices, LateNotices: m.LateNotices, LossNoticeUS: results.LatencyOf(m.LossNotice),
+	}
+	for _, h := range []struct {
+		dst  *string
+		src  *hdrhistogram.Histogram
+		name string
+	}{
+		{&c.Histograms.ValidityLeft, m.ValidityLeft, "validity left"}, {&c.Histograms.Late, m.Late, "late"},
+		{&c.Histograms.LossNotice, m.LossNotice, "loss notice"},
+	} {
+		encoded, err := metrics.EncodeHistogram(h.src)
+		if err != nil {
+			return fmt.Errorf("runner: %s histogram: %w", h.name, err)
+		}
+		*h.dst = encoded
+	}
+	return nil
+}
+
+// historyCheckOf is porcupine's verdict on a history as the record keeps
+// it.
+func historyCheckOf(res *linearize.Result) *results.HistoryCheck {
+	c := &results.HistoryCheck{Verdict: string(res.Verdict), View: res.View, FailingKeys: res.FailingKeys,
+		FailingSegments: res.FailingSegments, ElapsedMS: float64(res.Elapsed) / float64(time.Millisecond)}
+	if w := res.Window; w != nil {
+		c.Window = &results.HistoryWindow{Key: w.Key, Leases: w.Leases, Processes: w.Processes, FromNS: w.From, ToNS: w.To}
+		for _, op := range w.Ops {
+			c.Window.Ops = append(c.Window.Ops, op.String())
+		}
+	}
+	return c
 }
 
 // errorsByKind are a phase's errors by kind as the record keeps them; nil

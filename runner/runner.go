@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/topologies"
@@ -45,6 +46,9 @@ type Options struct {
 	// others at the first cell (at later cells, at most 30 s). Default
 	// DefaultShardWait.
 	ShardWait time.Duration
+	// History, when set, records each cell's history, writes it and
+	// checks it (see HistoryOptions). Default nil: none.
+	History *HistoryOptions
 }
 
 // CellStart says which cell is about to run.
@@ -266,7 +270,8 @@ func (r *running) measure(ctx context.Context, c plannedCell, live *workloads.Li
 	if r.wx != nil {
 		oracle = r.wx.oracle(c.index, cellPrefix, keys, p)
 	}
-	cell := runCell(ctx, p, c.spec, r.s, c.variant, cellPrefix, live, oracle)
+	cell, h := runCell(ctx, p, r.withMargins(c.spec, c.variant), r.s, c.variant, cellPrefix, live, oracle)
+	r.keepHistory(h, c, &cell)
 	if r.wx != nil && r.wx.refused != nil {
 		return cell, r.wx.refused
 	}
@@ -315,8 +320,9 @@ func (r *running) close(ctx context.Context) {
 }
 
 // runCell runs one variant with the load spec (p's workload at one client
-// count) with keys under prefix, feeding live.
-func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, variant string, prefix string, live *workloads.Live, oracle cellOracle) results.Cell {
+// count) with keys under prefix, feeding live; and the cell's history, nil
+// without one.
+func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, variant string, prefix string, live *workloads.Live, oracle cellOracle) (results.Cell, *history.History) {
 	topo, conns := s.topo, s.conns
 	n := spec.Clients
 	spec.Live = live
@@ -351,7 +357,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	base := results.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
 	if err != nil {
 		base.Error = err.Error()
-		return base
+		return base, nil
 	}
 	out.Measured.Commands = counted.Commands() - atMeasure
 	report, witnessed := oracle.final(ctx)
@@ -359,7 +365,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	cell.Witness = witnessed
 	if err != nil {
 		base.Error = err.Error()
-		return base
+		return base, out.History
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Keys, cell.Limit = base.Variant, base.Client, base.Clients, base.Keys, base.Limit
 	cell.Fencing = fencing(variant)
@@ -373,7 +379,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 			cell.Server = newServerCost(cost, cell.Acquisitions)
 		}
 	}
-	return cell
+	return cell, out.History
 }
 
 // lockMaker makes the cell's locks of variant, with keys under prefix, on

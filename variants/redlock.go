@@ -109,7 +109,10 @@ type redlockLease struct {
 	validUntil time.Time
 }
 
-var _ Refresher = (*redlockLease)(nil)
+var (
+	_ Refresher = (*redlockLease)(nil)
+	_ Validity  = (*redlockLease)(nil)
+)
 
 func (l *redlockLease) Token() uint64         { return 0 }
 func (l *redlockLease) Lost() <-chan struct{} { return nil }

@@ -170,7 +170,10 @@ func (l *redsyncLock) Acquire(ctx context.Context, name string) (Lease, error) {
 // redsyncLease is a held redsync Mutex.
 type redsyncLease struct{ m *redsync.Mutex }
 
-var _ Refresher = (*redsyncLease)(nil)
+var (
+	_ Refresher = (*redsyncLease)(nil)
+	_ Validity  = (*redsyncLease)(nil)
+)
 
 func (l *redsyncLease) Token() uint64         { return 0 }
 func (l *redsyncLease) Lost() <-chan struct{} { return nil }

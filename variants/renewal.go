@@ -3,6 +3,7 @@ package variants
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,6 +15,9 @@ type renewal struct {
 	stop     chan struct{} // closed by Stop
 	stopOnce sync.Once
 	done     sync.WaitGroup
+	// renewed is when the latest renewal that succeeded was sent (Unix
+	// nanoseconds), 0 before the first.
+	renewed atomic.Int64
 }
 
 // startRenewal renews every interval; each renew call may take at most
@@ -35,6 +39,7 @@ func startRenewal(ctx context.Context, interval, timeout time.Duration, renew fu
 				return
 			case <-ticker.C:
 			}
+			sent := time.Now()
 			rctx, cancel := context.WithTimeout(ctx, timeout)
 			err := renew(rctx)
 			cancel()
@@ -42,6 +47,7 @@ func startRenewal(ctx context.Context, interval, timeout time.Duration, renew fu
 				close(r.lost)
 				return
 			}
+			r.renewed.Store(sent.UnixNano())
 		}
 	}()
 	return r
@@ -49,6 +55,15 @@ func startRenewal(ctx context.Context, interval, timeout time.Duration, renew fu
 
 // Lost is closed when a renewal failed.
 func (r *renewal) Lost() <-chan struct{} { return r.lost }
+
+// RenewedAt is when the latest renewal that succeeded was sent, zero
+// before the first (see Renewed).
+func (r *renewal) RenewedAt() time.Time {
+	if n := r.renewed.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
 
 // Stop ends the renewals and waits until none is running.
 func (r *renewal) Stop() {

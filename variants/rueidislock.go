@@ -60,6 +60,7 @@ func rueidislockSettings(cfg Config) string {
 type rueidislockLock struct {
 	base
 	locker rueidislock.Locker
+	expiry *rueidislockExpiry // what its keys' expiry was last set to
 }
 
 var (
@@ -74,6 +75,11 @@ func newRueidislock(cfg Config) (Lock, error) {
 	}
 	opt.DisableCache = false
 	commands := commandsOf(cfg.Conn)
+	validity := rueidislockValidity
+	if cfg.TTL > 0 {
+		validity = cfg.TTL
+	}
+	expiry := newRueidislockExpiry(cfg.Prefix+"rueidislock", validity)
 	lopt := rueidislock.LockerOption{
 		ClientOption: opt,
 		// Its keys are <prefix>rueidislock:<i>:<name>, under the run's prefix.
@@ -83,7 +89,7 @@ func newRueidislock(cfg Config) (Lock, error) {
 			if err != nil {
 				return nil, err
 			}
-			return countRueidis(c, commands), nil
+			return watchedRueidis{countRueidis(c, commands), expiry}, nil
 		},
 	}
 	if cfg.TTL > 0 {
@@ -93,7 +99,7 @@ func newRueidislock(cfg Config) (Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("variants: rueidislock: %w", err)
 	}
-	return &rueidislockLock{base: newBase(cfg), locker: locker}, nil
+	return &rueidislockLock{base: newBase(cfg), locker: locker, expiry: expiry}, nil
 }
 
 // Close closes the Locker and its client.
@@ -110,6 +116,7 @@ func (l *rueidislockLock) Acquire(ctx context.Context, name string) (Lease, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	l.expiry.reset(name)
 	if !l.cfg.Retry.IsZero() {
 		return l.acquire(ctx, func(ctx context.Context) (Lease, error) {
 			lockCtx, unlock, err := l.locker.TryWithContext(context.WithoutCancel(ctx), name)
@@ -119,7 +126,7 @@ func (l *rueidislockLock) Acquire(ctx context.Context, name string) (Lease, erro
 			if err != nil {
 				return nil, err
 			}
-			return &rueidislockLease{ctx: lockCtx, unlock: unlock, stop: func() {}}, nil
+			return &rueidislockLease{ctx: lockCtx, unlock: unlock, stop: func() {}, expiry: l.expiry, name: name}, nil
 		})
 	}
 	// The wait ends with ctx or at the acquire timeout; after the Locker
@@ -132,7 +139,7 @@ func (l *rueidislockLock) Acquire(ctx context.Context, name string) (Lease, erro
 	timedOut := !timer.Stop()
 	if err == nil && !ctxEnded && !timedOut {
 		l.cfg.OnAttempt(nil)
-		return &rueidislockLease{ctx: lockCtx, unlock: unlock, stop: stopWait}, nil
+		return &rueidislockLease{ctx: lockCtx, unlock: unlock, stop: stopWait, expiry: l.expiry, name: name}, nil
 	}
 	if err == nil {
 		unlock() // acquired just as the wait ended
@@ -155,10 +162,19 @@ type rueidislockLease struct {
 	ctx    context.Context
 	unlock context.CancelFunc // releases, and waits until every key is deleted
 	stop   context.CancelFunc // ends the context the lock's derives from
+	expiry *rueidislockExpiry
+	name   string
 }
+
+var _ Renewed = (*rueidislockLease)(nil)
 
 func (l *rueidislockLease) Token() uint64         { return 0 }
 func (l *rueidislockLease) Lost() <-chan struct{} { return l.ctx.Done() }
+
+// RenewedAt is when the latest write of the lock's expiry that a majority
+// of its keys carries was sent, at the latest: its acquisition or a
+// renewal (see rueidislockExpiry).
+func (l *rueidislockLease) RenewedAt() time.Time { return l.expiry.renewedAt(l.name) }
 
 // Release deletes the keys still ours; ErrLeaseLost when the Locker had
 // already lost the lock. rueidislock deletes without a deadline of its

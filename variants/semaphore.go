@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // errAborted: a MULTI/EXEC transaction was aborted by a WATCHed key.
@@ -89,7 +90,10 @@ type Refresher interface {
 	Refresh(ctx context.Context) error
 }
 
-var _ Refresher = (*semLease)(nil)
+var (
+	_ Refresher = (*semLease)(nil)
+	_ Renewed   = (*semLease)(nil)
+)
 
 func (l *semLease) Token() uint64 { return 0 }
 
@@ -98,6 +102,15 @@ func (l *semLease) Lost() <-chan struct{} {
 		return nil
 	}
 	return l.renewal.Lost()
+}
+
+// RenewedAt is when the permit's latest renewal that succeeded was sent;
+// zero before the first, and for sem-basic, which does not renew.
+func (l *semLease) RenewedAt() time.Time {
+	if l.renewal == nil {
+		return time.Time{}
+	}
+	return l.renewal.RenewedAt()
 }
 
 // Release removes the token; ErrLeaseLost when it was already gone.

@@ -29,7 +29,10 @@ func init() {
 // the renewal runs every TTL/3, leaving two renewal chances before expiry.
 type watchdogLock struct{ base }
 
-var _ Lock = (*watchdogLock)(nil)
+var (
+	_ Lock    = (*watchdogLock)(nil)
+	_ Renewed = (*watchedLease)(nil)
+)
 
 func (l *watchdogLock) Acquire(ctx context.Context, name string) (Lease, error) {
 	return l.acquire(ctx, func(ctx context.Context) (Lease, error) {

@@ -15,7 +15,8 @@ import (
 // exit, release, think: everything but Redis) allocates nothing: the
 // harness takes no CPU per acquisition from the Redis it measures beyond
 // its own bookkeeping. The cases cover one key, a key per client with the
-// live counters fed, and random keys with hold and think times (timers).
+// live counters fed, random keys with hold and think times (timers), and
+// one key with its history recorded and its margins measured.
 func TestClosedLoopTurnDoesNotAllocate(t *testing.T) {
 	conn, err := clients.New(t.Context(), topotest.Endpoint(t), clients.Options{})
 	if err != nil {
@@ -34,6 +35,7 @@ func TestClosedLoopTurnDoesNotAllocate(t *testing.T) {
 		{"one key", Spec{Clients: 2, Keys: 1}, 2000},
 		{"key per client, live", Spec{Clients: 2, KeyPerClient: true, Live: &Live{}}, 2000},
 		{"keys, hold and think", Spec{Clients: 2, Keys: 8, Hold: hold, Think: hold}, 200},
+		{"one key, history and margins", Spec{Clients: 2, Keys: 1, HistoryEvents: 1 << 16, LeaseTTL: 10 * time.Second}, 2000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec
@@ -74,6 +76,18 @@ func TestClosedLoopTurnDoesNotAllocate(t *testing.T) {
 			}
 			if got := metrics.Merge(d.measured, nil); got.Acquisitions != int64(runs+1) || got.Attempts != int64(runs+1) {
 				t.Errorf("recorded %d acquisitions of %d attempts, want %d of %d", got.Acquisitions, got.Attempts, runs+1, runs+1)
+			}
+			if spec.HistoryEvents == 0 {
+				return
+			}
+			// Each turn recorded its four operations, invoked and
+			// completed, and its margins.
+			if got, want := d.hist.Len(), 8*(runs+1); got != want || d.hist.Cut() {
+				t.Errorf("history kept %d events (cut %v), want %d", got, d.hist.Cut(), want)
+			}
+			m, _ := metrics.MergeMargins(d.margins)
+			if m.ValidityLeft.TotalCount() != int64(runs+1) || m.Holds != int64(runs+1) || m.LateHolds != 0 {
+				t.Errorf("margins: %d validities, %d holds (%d late), want %d, %d (0 late)", m.ValidityLeft.TotalCount(), m.Holds, m.LateHolds, runs+1, runs+1)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -41,14 +42,18 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 		c.stopWaiting(began)
 	}
 	c.key = k
+	acq := c.invoke(k, history.Acquire, history.NoID)
 	lease, err := c.lock.Acquire(ctx, c.d.names[k])
 	done := time.Now()
 	if err == nil || !isBusy(err) || ctx.Err() != nil {
 		c.stopWaiting(done)
 	}
 	if err != nil {
+		c.complete(acq, acquireOutcome(ctx, err), 0)
 		return c.failedAcquire(ctx, rec, err, done), time.Time{}
 	}
+	c.complete(acq, history.OK, lease.Token())
+	expiry := c.acquiredMargin(lease, began, done)
 	rec.Acquired(done, done.Sub(intended), done.Sub(began))
 	c.d.spec.Live.Acquired(done.Sub(intended))
 	if !intended.Before(c.d.measureAt) {
@@ -56,7 +61,9 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	}
 
 	// The write at Exit carries the lease's fencing token (0 for none).
+	enter := c.invoke(k, history.Enter, acq)
 	entry := c.d.oracle.EnterFencedAt(k, lease.Token(), done)
+	c.complete(enter, history.OK, lease.Token())
 	if f := c.d.holderFault(done); f != nil {
 		c.d.event(f, c, string(f.Kind))
 		if f.Kind == faults.HolderCrash {
@@ -64,7 +71,9 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 			// and its renewals stop at their next step.
 			c.crashed.Store(true)
 			crashed := time.Now()
+			exit := c.invoke(k, history.Exit, acq)
 			c.d.oracle.AbandonAt(entry, crashed)
+			c.complete(exit, history.Fail, 0)
 			rec.Add(crashed, metrics.Crashed)
 			return false, time.Time{}
 		}
@@ -73,7 +82,9 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 		c.sleep(ctx, f.For, nil)
 	}
 	lost := c.sleep(ctx, c.d.spec.Hold.Sample(c.rnd), lease.Lost())
+	noticed := lost // told by the variant (Lost), not by the resource
 	exited := time.Now()
+	exit := c.invoke(k, history.Exit, acq)
 	switch {
 	case lost:
 		c.d.oracle.AbandonAt(entry, exited)
@@ -86,14 +97,18 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 		lost = true
 		rec.Add(exited, metrics.LeaseLost)
 	}
+	c.complete(exit, exitOutcome(lost), 0)
+	c.exitedMargin(lease, expiry, exited, noticed)
 	rec.Held(exited.Sub(done))
 
 	// A later holder inside before the release means the lease had already
 	// passed on: if the release still succeeds, it freed another's lock.
 	intruded := c.d.oracle.Intruded(entry)
 	released := time.Now()
+	rel := c.invoke(k, history.Release, acq)
 	err = lease.Release(c.releasing(ctx, released))
 	end = time.Now()
+	c.complete(rel, releaseOutcome(err), 0)
 	c.released()
 	switch {
 	case err == nil:

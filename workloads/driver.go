@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -103,6 +104,13 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 		ClockOffsets: d.offsets,
 		FaultEvents:  d.events,
 	}
+	if margins, ok := metrics.MergeMargins(d.margins); ok {
+		margins.TTL = spec.LeaseTTL
+		out.Margins = &margins
+	}
+	if d.hist != nil {
+		out.History = d.hist.History()
+	}
 	out.Measured.Series = withOracle(out.Measured.Series, series)
 	return out, nil
 }
@@ -126,6 +134,10 @@ type driver struct {
 	clientFaults []*clientFault
 	eventsMu     sync.Mutex
 	events       []faults.Event
+	// hist records the cell's history, nil for none; margins are the
+	// stripes' margins, nil when the locks do not expire.
+	hist    *history.Recorder
+	margins []*metrics.Margins
 }
 
 func newDriver(spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
@@ -141,8 +153,11 @@ func newDriver(spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
 	created := time.Now()
 	seed := rand.Uint64()
 	d.stripes = min(spec.Clients, maxStripes)
+	for range d.stripes {
+		d.margins = append(d.margins, d.newMargins())
+	}
 	for i := range spec.Clients {
-		c := &client{d: d, index: i, stripe: i % d.stripes, rnd: rand.New(rand.NewPCG(seed, uint64(i)))}
+		c := &client{d: d, index: i, process: spec.FirstClient + i, stripe: i % d.stripes, rnd: rand.New(rand.NewPCG(seed, uint64(i)))}
 		clock := spec.Clocks.NewClock(c.rnd, created)
 		if spec.Clocks.Skew != (Skew{}) {
 			d.offsets = append(d.offsets, clock.Offset())
@@ -153,6 +168,7 @@ func newDriver(spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
 			return nil, fmt.Errorf("workloads: client %d: %w", i, err)
 		}
 		c.lock = lock
+		c.margins = d.margins[c.stripe]
 		d.clients = append(d.clients, c)
 	}
 	return d, nil
@@ -174,6 +190,7 @@ func (d *driver) begin() {
 	for _, c := range d.clients {
 		c.rec = d.warm[c.stripe]
 	}
+	d.hist = d.newHistory()
 }
 
 // closeLocks closes the clients' locks that hold resources of their own.
@@ -280,12 +297,15 @@ func (c *client) step(ctx context.Context, began time.Time) (next time.Time, mor
 type client struct {
 	d             *driver
 	index, stripe int
+	process       int // in the history: FirstClient + index
 	lock          variants.Lock
 	rec           *metrics.Recorder // the current cycle's recorder, also used by attempt
 	rnd           *rand.Rand
 	timer         *time.Timer
-	release       *releaseContext // nil until the first release, and after one that timed out
-	acquisitions  int64           // in the measured phase, for fairness
+	release       *releaseContext  // nil until the first release, and after one that timed out
+	acquisitions  int64            // in the measured phase, for fairness
+	margins       *metrics.Margins // the stripe's, nil when the locks do not expire
+	lastBusy      time.Time        // when the latest busy try ended (margins)
 	// key is the resource of the current acquire; waiting whether the
 	// oracle was told that the client waits for it (see stopWaiting).
 	key     int
@@ -307,6 +327,7 @@ func (c *client) note(name string) { c.d.recorder(c.stripe, time.Now()).Note(nam
 func (c *client) attempt(err error) {
 	if err != nil && isBusy(err) {
 		at := time.Now()
+		c.lastBusy = at
 		c.rec.AttemptedBusy(at)
 		c.d.spec.Live.BusyTry()
 		if !c.waiting {

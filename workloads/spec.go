@@ -10,6 +10,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -69,6 +70,19 @@ type Spec struct {
 	// warm-up starts; an error ends the cell unrun. The shards of a run
 	// meet there, so that their phases start together.
 	Ready func(context.Context) error `json:"-"`
+	// HistoryEvents, when positive, records the cell's history (package
+	// history), warm-up included, up to that many events; later ones are
+	// dropped and the history is marked cut (Outcome.History). Default 0:
+	// none.
+	HistoryEvents int `json:"-"`
+	// LeaseTTL is the lease time of the cell's variant, for its margins
+	// (Outcome.Margins); 0, the default, for a variant whose leases do not
+	// expire: no margins.
+	LeaseTTL time.Duration `json:"-"`
+	// Renews says that the variant renews its leases while they are held;
+	// a lease that does not say when (variants.Renewed) then gets no late
+	// time and no loss notices. Default false.
+	Renews bool `json:"-"`
 }
 
 // Stage is one ramp of an open loop: to Rate over Duration. Its text form is
@@ -163,4 +177,10 @@ type Outcome struct {
 	// FaultEvents are what the client faults did, timed from the start of
 	// the measured phase.
 	FaultEvents []faults.Event
+	// History is the cell's history, warm-up included (Spec.HistoryEvents);
+	// nil without one.
+	History *history.History
+	// Margins are the cell's margins, warm-up included (Spec.LeaseTTL);
+	// nil without a lease time.
+	Margins *metrics.MarginSummary
 }

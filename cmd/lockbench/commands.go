@@ -61,17 +61,17 @@ var commands = []command{{
 	run: runRun,
 }, {
 	name:    "sweep",
-	summary: "step clients (or rate) up to an SLO, fit the scalability model, plan shards",
+	summary: "step clients (or rate) up to an SLO, fit the scalability model, plan Redis nodes",
 	about: "Takes the flags of run except --repeat, --check, --rate and --stages, and per variant runs one step " +
 		"after another, raising --clients or, with --rates, the offered rate of an open loop. A variant's sweep " +
 		"stops at the first step that breaks an --slo threshold, when throughput has not risen by --min-gain " +
 		"for two steps in a row, or when an open-loop step saturates. Then it prints, per variant, the highest " +
 		"throughput within the SLO, the knee, a fit of the Universal Scalability Law and, with --target-rate, " +
-		"the Redis shards that rate needs.",
+		"the Redis nodes (masters) that rate needs.",
 	examples: []example{
 		{"Step lua-release up to 16 clients, 2 s a step, until its acquire p99 passes 5 ms",
 			[]string{"lockbench sweep --variants lua-release --clients 1,2,4,8,16 --duration 2s --slo 'acquire.p99<5ms'"}},
-		{"How many Redis shards for 200000 acquisitions per second spread over 64 lock names?",
+		{"How many Redis nodes for 200000 acquisitions per second spread over 64 lock names?",
 			[]string{"lockbench sweep --variants set-nx-ex --keys 64 --hold 0 --duration 1s --target-rate 200000"}},
 		{"Sweep the offered rate instead (open loop, at most 64 clients in progress)",
 			[]string{"lockbench sweep --variants lua-release --rates 500,1000,2000 --duration 2s"}},
@@ -134,6 +134,23 @@ var commands = []command{{
 			[]string{"lockbench run --duration 3s --fault 'at=1s pause node=master for=500ms' --report report.html"}},
 	},
 	run: withoutContext(runReport),
+}, {
+	name:    "check",
+	args:    []string{"HISTORY.jsonl..."},
+	summary: "check the histories run --history wrote, with porcupine",
+	about: "Checks each history that lockbench run --history DIR wrote, with porcupine, against a lock (a semaphore " +
+		"of the history's limit) per lock name, independently of the oracle that counted violations during the run. " +
+		"Prints per history whether it is linearizable and, for one that is not, the shortest offending window: the " +
+		"leases that cannot be ordered, their clients and span. Exit status 1 when a history is not linearizable, " +
+		"2 when one cannot be read.",
+	examples: []example{
+		{"Histories of the long-hold scenario, then every one checked",
+			[]string{"lockbench run --scenario long-hold --history histories", "lockbench check histories/*.jsonl"}},
+		{"Porcupine's drawing of a failing history", []string{"lockbench check -o window.html histories/lua-release-c8.jsonl"}},
+		{"What the lock vouched for (its leases), not the critical sections",
+			[]string{"lockbench check --view leases histories/lua-release-c8.jsonl"}},
+	},
+	run: withoutContext(runCheck),
 }, {
 	name:    "variants",
 	summary: "list the lock and semaphore designs with their claims",

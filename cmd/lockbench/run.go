@@ -60,6 +60,7 @@ type runOptions struct {
 	shard          string // run only
 	witness        string // run only
 	shardWait      time.Duration
+	history        historyFlags // run only
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -78,11 +79,16 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	fs.StringVar(&o.shard, "shard", "", "run shard `i/N` (1/3): this process's share of each cell's clients, or of the offered rate; needs --run-id, the same in every shard (see lockbench merge)")
 	fs.StringVar(&o.witness, "witness", "", "keep the oracle in a Redis of its own at `URL` (redis://host:port), never one under test: the shards of a run are checked together there, meet there before each cell and leave their records there for merge; password from $"+witnessPasswordEnv)
 	fs.DurationVar(&o.shardWait, "shard-wait", runner.DefaultShardWait, "how long a shard waits at the witness for the others before the first cell (later cells: at most 30s); then it starts without them")
+	o.history.register(fs)
 	if help, err = parse(fs, args); help || err != nil {
 		return o, p, help, err
 	}
 	if help, err = o.table.check(fs.Output()); help || err != nil {
 		return o, p, help, err
+	}
+	o.history.maxSet = fs.Changed("history-max")
+	if _, err = o.history.options(); err != nil {
+		return o, p, false, err
 	}
 	if p, err = o.plan(fs.Changed); err != nil {
 		return o, p, false, err
@@ -321,8 +327,12 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	histories, err := o.history.options()
+	if err != nil {
+		return err
+	}
 	opts := runner.Options{
-		RunID: o.runID,
+		RunID: o.runID, History: histories,
 		Shard: shard, Witness: at, ShardWait: o.shardWait,
 		OnTopology: func(t topologies.Topology, startup time.Duration) {
 			lv.println(fmt.Sprintf("lockbench: topology %s at %s (up in %.2fs)", t.Name(), describeNodes(t.Nodes()), startup.Seconds()))
@@ -355,6 +365,7 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		}
 		fmt.Fprintf(stderr, "lockbench: interval logs: %s\n", strings.Join(paths, " "))
 	}
+	historyErr := reportHistories(rec, stderr)
 	if rec.Interrupted {
 		return errInterrupted
 	}
@@ -371,7 +382,7 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		}
 		return fmt.Errorf("%w: %d of %d checks failed", errThresholds, len(failed), len(o.thresholds)*len(rec.Cells))
 	}
-	return nil
+	return historyErr
 }
 
 // saveRecord saves the record of a run that returned runErr to out, by

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+
+	"github.com/lockbench/lockbench/history"
+	"github.com/lockbench/lockbench/linearize"
+)
+
+
+// checkOptions are the flags of lockbench check.
+type checkOptions struct {
+	out     string
+	view    string
+	limit   int
+	timeout time.Duration
+	paths   []string
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	var o checkOptions
+	fs := newFlagSet("check", stderr)
+	fs.StringVarP(&o.out, "out", "o", "", "write porcupine's HTML drawing of a failing history to this file (a directory for several)")
+	fs.StringVar(&o.view, "view", history.CriticalSections.String(), "what to check: critical-sections (what the oracle checks) or leases (what the lock vouched for)")
+	fs.IntVar(&o.limit, "limit", 0, "holders one lock name admits (default: the history's own, 1 for a lock)")
+	fs.DurationVar(&o.timeout, "timeout", linearize.DefaultTimeout, "give up the search of a history after this long (verdict unknown)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	o.paths = fs.Args()
+	view, err := o.validate()
+	if err != nil {
+		return err
+	}
+	return checkHistories(o, view, stdout)
+}
+
+// validate checks the flags and arguments and returns the view.
+func (o checkOptions) validate() (history.View, error) {
+	view, err := history.ParseView(o.view)
+	if err != nil || view == history.AllOps {
+		return 0, usagef("--view: %q is not a view to check (critical-sections or leases)", o.view)
+	}
+	switch {
+	case len(o.paths) == 0:
+		return 0, usagef("check: give at least one history (lockbench check histories/lua-release-c8.jsonl)")
+	case o.limit < 0:
+		return 0, usagef("--limit: %d is not a number of holders (at least 1; 0 for the history's own)", o.limit)
+	case o.timeout <= 0:
+		return 0, usagef("--timeout: %v is not a positive duration (e.g. 1m)", o.timeout)
+	}
+	if info, err := os.Stat(o.out); len(o.paths) > 1 && o.out != "" && err == nil && !info.IsDir() {
+		return 0, usagef("--out: %s is a file; several histories need a directory for their drawings", o.out)
+	}
+	return view, nil
+}
+
+// checkHistories checks every history and prints its verdict; every
+// history is read before any is checked, so that bad input fails at once.
+func checkHistories(o checkOptions, view history.View, stdout io.Writer) error {
+	hs := make([]*history.History, len(o.paths))
+	for i, path := range o.paths {
+		h, err := readHistory(path)
+		if err != nil {
+			return err
+		}
+		hs[i] = h
+	}
+	failed := 0
+	for i, h := range hs {
+		res, err := linearize.Check(h, linearize.Options{Limit: o.limit, View: view, Timeout: o.timeout})
+		if err != nil {
+			return usagef("%s: %w", o.paths[i], err)
+		}
+		printVerdict(stdout, o.paths[i], h, res)
+		if res.Verdict != linearize.NotLinearizable {
+			continue
+		}
+		failed++
+		if o.out != "" {
+			path := drawingPath(o.out, o.paths[i], len(hs) > 1)
+			if err := res.Visualize(path); err != nil {
+				return fmt.Errorf("check: %s: %w", path, err)
+			}
+			fmt.Fprintf(stdout, "  drawing: %s\n", path)
+		}
+	}
+	if failed > 0 {
+		return notLinearizable{failed, len(hs)}
+	}
+	return nil
+}
+
+// readHistory reads a history file; any error is bad input naming it.
+func readHistory(path string) (*history.History, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("check: %w (give a history run --history wrote: DIR/CELL.jsonl)", err)
+	}
+	defer f.Close()
+	h, err := history.ReadJSON(f)
+	if err != nil {
+		return nil, usagef("check: %s: not a lockbench history: %w", path, err)
+	}
+	return h, nil
+}
+
+// drawingPath is where the drawing of the history at path goes: out, or
+// out/<name>.html when out is a directory or there are several.
+func drawingPath(out, path string, several bool) string {
+	if info, err := os.Stat(out); several || (err == nil && info.IsDir()) {
+		_ = os.MkdirAll(out, 0o755) // Visualize reports a directory it cannot write
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + ".html"
+		return filepath.Join(out, name)
+	}
+	return out
+}
+
+// printVerdict prints a history's verdict: one line, and for a history
+// that is not linearizable its window's operations.
+func printVerdict(w io.Writer, path string, h *history.History, res *linearize.Result) {
+	what := path
+	if h.Meta.Cell != "" {
+		what += " (" + h.Meta.Cell + ")"
+	}
+	cut := ""
+	if res.Cut {
+		cut = ", cut: the verdict is about its prefix"
+	}
+	fmt.Fprintf(w, "%s: %s (%s, limit %d: %d operations on %d keys, %d segments, %v%s)\n", what, res.Verdict, res.View,
+		res.Limit, res.Steps, res.Keys, res.Segments, res.Elapsed.Round(time.Microsecond), cut)
+	if res.Window == nil {
+		return
+	}
+	win := res.Window
+	fmt.Fprintf(w, "  shortest window: %s, %d leases of clients %v, %v to %v; %d failing segments on %s\n", win.Key,
+		len(win.Leases), win.Processes, time.Duration(win.From), time.Duration(win.To), res.FailingSegments,
+		strings.Join(res.FailingKeys, ", "))
+	for _, op := range win.Ops {
+		fmt.Fprintf(w, "    %s  call %v return %s\n", op, time.Duration(op.Call), returned(op))
+	}
+}
+
+// returned is an operation's return time, "?" when it has none.
+func returned(op history.Operation) string {
+	if op.Pending() {
+		return "?"
+	}
+	return time.Duration(op.Return).String()
+}

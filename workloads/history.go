@@ -1,0 +1,87 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+
+	"github.com/lockbench/lockbench/history"
+	"github.com/lockbench/lockbench/variants"
+)
+
+// This file records a cell's history (package history): each client's
+// acquire, enter, exit and release, as an invocation just before the call
+// and a completion just after it, the evidence behind the oracle's counts
+// that package linearize checks. Without a history (Spec.HistoryEvents 0)
+// each hook costs a nil check.
+
+// newHistory is the recorder of a cell that starts at start, nil when the
+// spec records no history.
+func (d *driver) newHistory() *history.Recorder {
+	if d.spec.HistoryEvents <= 0 {
+		return nil
+	}
+	return history.NewRecorder(history.RecorderOptions{Capacity: d.spec.HistoryEvents, Keys: d.names, Start: d.measureAt.Add(-d.spec.Warmup)})
+}
+
+// invoke records that the client starts op on lock k, acting on the lease
+// its acquire lease took (history.NoID for an acquire), and returns the
+// invocation's ID; history.NoID without a history. An op of a lease whose
+// acquire was not recorded (the history was full) is not recorded either:
+// it counts as dropped.
+func (c *client) invoke(k int, op history.Op, lease history.ID) history.ID {
+	h := c.d.hist
+	if h == nil {
+		return history.NoID
+	}
+	if op != history.Acquire && lease == history.NoID {
+		h.Complete(history.NoID, history.Info, 0) // counts the dropped event
+		return history.NoID
+	}
+	return h.Invoke(c.process, k, op, lease)
+}
+
+// complete records the outcome of the invocation id, with the fencing
+// token fence (0 for none).
+func (c *client) complete(id history.ID, outcome history.Type, fence uint64) {
+	if h := c.d.hist; h != nil {
+		h.Complete(id, outcome, fence)
+	}
+}
+
+// acquireOutcome is what an acquire that returned err did: it certainly
+// did not take the lock when the lock was busy or the retry policy gave
+// up; after a Redis error, a crash or the end of ctx mid-call the SET may
+// have landed.
+func acquireOutcome(ctx context.Context, err error) history.Type {
+	switch {
+	case err == nil:
+		return history.OK
+	case ctx.Err() != nil:
+		return history.Info
+	case errors.Is(err, variants.ErrBusy), errors.Is(err, variants.ErrTimeout):
+		return history.Fail
+	}
+	return history.Info
+}
+
+// exitOutcome is what an exit did: left having written, or, its lease
+// lost (abandoned) or its write refused as stale, left without its write
+// taking effect.
+func exitOutcome(lost bool) history.Type {
+	if lost {
+		return history.Fail
+	}
+	return history.OK
+}
+
+// releaseOutcome is what a release that returned err did: given back, or
+// found lost; any other error leaves it unknown.
+func releaseOutcome(err error) history.Type {
+	switch {
+	case err == nil:
+		return history.OK
+	case errors.Is(err, variants.ErrLeaseLost):
+		return history.Fail
+	}
+	return history.Info // a Redis error, a crash (faults.ErrCrashed), a timeout
+}
