@@ -206,36 +206,42 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	return rec, nil
 }
 
-// session is a topology in use and the clients connected to it, through
-// a proxy when the plan has network faults.
+// session is a topology in use and the clients connected to it, each
+// client group on connections of its own, through the proxies on the
+// topology's links when the plan has network faults.
 type session struct {
 	topo    topologies.Topology
 	net     *faults.Network
-	conns   []clients.Client
+	conns   []clients.Client   // the first group's
+	groups  [][]clients.Client // by client group (plan.ClientGroupNames)
 	startup time.Duration
 }
 
-// openSession opens the plan's topology and connects its clients.
+// openSession opens the plan's topology, with proxies on its links when
+// the plan has network faults, and connects its clients.
 func openSession(ctx context.Context, p plan.Plan) (*session, error) {
 	began := time.Now()
-	topo, err := topologies.Open(ctx, p.Topology)
+	spec := p.Topology
+	s := &session{}
+	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNetwork() }) {
+		s.net = faults.NewNetwork(p.ClientGroupNames())
+		spec.Proxies = s.net
+	}
+	topo, err := topologies.Open(ctx, spec)
 	if err != nil {
+		s.closeNet()
 		return nil, err
 	}
-	s := &session{topo: topo}
-	access := topo.Access()
-	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNetwork() }) {
-		if s.net, access, err = faults.NewNetwork(access, topo.Nodes()); err != nil {
-			topo.Close()
-			return nil, err
-		}
+	s.topo = topo
+	if s.net != nil {
+		s.net.Use(topo)
 	}
-	s.conns, err = clients.Connect(ctx, access, clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
-	if err != nil {
+	if s.groups, err = connectGroups(ctx, p, topo, s.net); err != nil {
 		s.closeNet()
 		topo.Close()
 		return nil, err
 	}
+	s.conns = s.groups[0]
 	s.startup = time.Since(began)
 	return s, nil
 }
@@ -290,17 +296,25 @@ func (s *session) close(ctx context.Context, library, prefix string) {
 	if prefix != "" {
 		_ = cleanup(cctx, s.topo.Access(), s.conns, library, prefix)
 	}
-	for _, c := range s.conns {
-		c.Close()
+	for _, group := range s.groups {
+		for _, c := range group {
+			c.Close()
+		}
 	}
 	s.closeNet()
 	_ = s.topo.Close()
 }
 
 // checkFaults refuses faults the topology cannot take: on nodes it does not
-// have, or on servers lockbench did not start — there, with
+// have, network faults whose sides do not fit its nodes and the client
+// groups, or on servers lockbench did not start — there, with
 // allowDestructive, only a pause with a time.
 func (s *session) checkFaults(fs []faults.Fault, allowDestructive bool) error {
+	if s.net != nil && s.topo.Managed() {
+		if err := faults.CheckSides(fs, s.topo.Nodes(), s.net.Groups()); err != nil {
+			return err
+		}
+	}
 	onNode := slices.ContainsFunc(fs, func(f faults.Fault) bool { return f.Kind.OnNode() })
 	if !onNode {
 		return faults.Check(fs, 0, nil)
@@ -343,13 +357,11 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	spec.Faults = p.Faults
 	spec.Ready = oracle.ready
 	counted := variants.NewCounted(conns[0])
-	all := []variants.Conn{counted}
-	for _, c := range conns[1:] {
-		all = append(all, counted.Wrap(c))
-	}
+	groups := countedGroups(counted, s.groups)
 	newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
+		group := groups[env.Index%len(groups)]
 		return variants.New(variant, variants.Config{
-			Conn: counted, Conns: all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
+			Conn: group.conn, Conns: group.all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
 			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note, WaitStrict: p.WaitStrict,
 		})
 	}

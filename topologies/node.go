@@ -38,6 +38,9 @@ type nodeConfig struct {
 	cluster  bool     // take a second free port for the cluster bus
 	detached bool     // own session and no Pdeathsig: outlive lockbench
 	extra    []string // config lines after the defaults
+	// onStart, when set, is told the process id of every process the
+	// node starts, as soon as it runs (before it answers).
+	onStart func(pid int)
 }
 
 // node is one redis-server process that lockbench started, in its own temp
@@ -53,6 +56,7 @@ type node struct {
 	addr     string
 	busPort  int // the cluster bus port, 0 outside a cluster
 	detached bool
+	onStart  func(pid int)
 
 	mu     sync.Mutex
 	proc   *process // the last process started; nil before the first
@@ -140,6 +144,7 @@ func tryStartNode(ctx context.Context, path string, cfg nodeConfig) (*node, stri
 		logFile:  filepath.Join(dir, "redis.log"),
 		addr:     net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		detached: cfg.detached,
+		onStart:  cfg.onStart,
 	}
 	conf := []string{
 		"port " + strconv.Itoa(port),
@@ -202,6 +207,9 @@ func (n *node) start(ctx context.Context) error {
 	if err := cmd.Start(); err != nil {
 		n.mu.Unlock()
 		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	if n.onStart != nil {
+		n.onStart(cmd.Process.Pid)
 	}
 	p := &process{cmd: cmd, done: make(chan struct{})}
 	go func() {
