@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -34,6 +35,10 @@ type Options struct {
 	// rueidis pipelines every caller over one connection per node and
 	// ignores it.
 	PoolSize int
+	// Dial, when set, opens every connection, to sentinels too, in place
+	// of the library's own dialer (topologies.Dialer: through the proxies
+	// of a topology's links). It does no TLS. Default nil: the library's.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Client is a connection to one Redis node, a Sentinel-monitored master, or
@@ -102,9 +107,9 @@ func Dial(ctx context.Context, access topologies.Access, opts Options) (Client, 
 	)
 	switch opts.Library {
 	case "rueidis":
-		c, err = newRueidis(access)
+		c, err = newRueidis(access, opts.Dial)
 	default:
-		c = newGoRedis(access, opts.PoolSize)
+		c = newGoRedis(access, opts.PoolSize, opts.Dial)
 	}
 	where := describe(access)
 	if err != nil {

@@ -3,6 +3,7 @@ package clients
 import (
 	"context"
 	"errors"
+	"net"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -36,7 +37,7 @@ type discardLogger struct{}
 
 func (discardLogger) Printf(context.Context, string, ...any) {}
 
-func newGoRedis(access topologies.Access, poolSize int) *goRedisConn {
+func newGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *goRedisConn {
 	quietGoRedis.Do(func() { redis.SetLogger(discardLogger{}) })
 	ep := access.Endpoints[0]
 	var addrs []string
@@ -51,12 +52,14 @@ func newGoRedis(access topologies.Access, poolSize int) *goRedisConn {
 			Username: ep.Username, Password: ep.Password, SentinelUsername: ep.Username, SentinelPassword: ep.Password,
 			DB: ep.DB, TLSConfig: ep.TLS, PoolSize: poolSize, DialTimeout: ConnectTimeout,
 			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
+			Dialer: dial,
 		})
 	case access.Mode == topologies.ModeCluster:
 		c = redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: addrs, Username: ep.Username, Password: ep.Password, TLSConfig: ep.TLS,
 			PoolSize: poolSize, DialTimeout: ConnectTimeout,
 			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
+			Dialer: dial,
 		})
 	default:
 		c = redis.NewClient(&redis.Options{
@@ -64,6 +67,7 @@ func newGoRedis(access topologies.Access, poolSize int) *goRedisConn {
 			PoolSize: poolSize, DialTimeout: ConnectTimeout,
 			MaxRetries:            -1, // errors are counted, not hidden
 			ContextTimeoutEnabled: true, DisableIdentity: true,
+			Dialer: dial,
 		})
 	}
 	return &goRedisConn{doer: c, client: c}

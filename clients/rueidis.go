@@ -2,6 +2,7 @@ package clients
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 
 	"github.com/redis/rueidis"
@@ -29,7 +30,7 @@ var (
 	_ variants.RueidisNative = (*rueidisConn)(nil)
 )
 
-func newRueidis(access topologies.Access) (*rueidisConn, error) {
+func newRueidis(access topologies.Access, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (*rueidisConn, error) {
 	ep := access.Endpoints[0]
 	opt := rueidis.ClientOption{
 		Username:     ep.Username,
@@ -42,6 +43,11 @@ func newRueidis(access topologies.Access) (*rueidisConn, error) {
 	}
 	for _, e := range access.Endpoints {
 		opt.InitAddress = append(opt.InitAddress, e.Addr)
+	}
+	if dial != nil {
+		opt.DialCtxFn = func(ctx context.Context, addr string, _ *net.Dialer, _ *tls.Config) (net.Conn, error) {
+			return dial(ctx, "tcp", addr)
+		}
 	}
 	switch {
 	case access.MasterName != "":

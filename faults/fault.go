@@ -26,10 +26,11 @@ const (
 	Failover Kind = "failover" // promote the replica Node (SENTINEL FAILOVER, CLUSTER FAILOVER, REPLICAOF NO ONE)
 	Clock    Kind = "clock"    // move Node's wall clock by Jump (negative: back), as its redis-server sees it; it stays moved
 
-	// Network faults: through an in-process proxy between the clients and
-	// the node; the node itself is not touched.
-	Latency   Kind = "latency"   // every byte to and from Node delayed by Latency ± Jitter, for For
-	Partition Kind = "partition" // no traffic to or from Node for For (connections stay open, silent)
+	// Network faults: through the in-process proxies on the links between
+	// the clients and the node (node=), or on every link between two
+	// sides (sides=); the nodes themselves are not touched.
+	Latency   Kind = "latency"   // every byte on the links delayed by Latency ± Jitter, for For
+	Partition Kind = "partition" // no traffic on the links for For (connections stay open, silent)
 
 	// Client faults: they act on the clients, not on any server.
 	HolderPause Kind = "holder-pause" // the next holder freezes for For, its renewals too (a stop-the-world pause)
@@ -50,7 +51,8 @@ func (k Kind) OnNode() bool {
 // OnNetwork reports whether the kind acts on the network to a node.
 func (k Kind) OnNetwork() bool { return k == Latency || k == Partition }
 
-// NamesNode reports whether the kind needs node=.
+// NamesNode reports whether the kind needs node= (a network fault may
+// name sides= instead).
 func (k Kind) NamesNode() bool { return k.OnNode() || k.OnNetwork() }
 
 // Fault is one scheduled fault.
@@ -59,8 +61,15 @@ type Fault struct {
 	At time.Duration `json:"at_ns"`
 	// Kind is what it does.
 	Kind Kind `json:"kind"`
-	// Node names the node (master, replica-1, node-3, ...).
+	// Node names the node (master, replica-1, node-3, ...); a network
+	// fault on it acts between it and the clients.
 	Node string `json:"node"`
+	// Sides are the two sides of a network fault given by sides= instead
+	// of node=, as Parse writes them: the node and group names of each
+	// side, split by commas, the sides by "|" (master,clients-a|replicas).
+	// The fault acts on every link between a member of one side and a
+	// member of the other (see Sides).
+	Sides string `json:"sides,omitempty"`
 	// For is how long a pause lasts. Default: to the end of the run.
 	For time.Duration `json:"for_ns,omitempty"`
 	// Delay is how long a restarted node stays down, or how long a
@@ -85,14 +94,15 @@ type Fault struct {
 const MaxJump = 100 * 365 * 24 * time.Hour
 
 const examples = "examples: 'at=5s pause node=master for=3s', 'at=2s kill node=node-1', 'at=2s restart node=node-2 delay=1s', " +
-	"'at=3s failover node=replica-1', 'at=1s clock node=node-3 jump=+30s', 'at=1s latency node=master latency=20ms jitter=5ms for=2s', 'at=1s partition node=node-1 for=1s', 'at=1s holder-pause for=2s', 'at=1s holder-crash', " +
+	"'at=3s failover node=replica-1', 'at=1s clock node=node-3 jump=+30s', 'at=1s latency node=master latency=20ms jitter=5ms for=2s', 'at=1s partition node=node-1 for=1s', " +
+	"'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s', 'at=1s holder-pause for=2s', 'at=1s holder-crash', " +
 	"'at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5', 'at=0s step-crash step=after-setnx count=1'"
 
 // Parse reads a fault spec: its kind as a bare word and key=value fields
-// in any order: at= (required), node= (node and network faults), for=
-// (pause, holder-pause, latency, partition), delay= (restart,
-// step-delay), jump= (clock: a signed duration, +30s or -10s), latency=
-// and jitter= (latency), step=, fraction= and count= (step faults).
+// in any order: at= (required), node= (node faults; network faults take
+// node= or sides=), for= (pause, holder-pause, latency, partition), delay=
+// (restart, step-delay), jump= (clock: a signed duration, +30s or -10s),
+// latency= and jitter= (latency), step=, fraction= and count= (step faults).
 func Parse(spec string) (Fault, error) {
 	bad := func(format string, args ...any) (Fault, error) {
 		return Fault{}, fmt.Errorf("%w %q: %s (%s)", ErrBadFault, spec, fmt.Sprintf(format, args...), examples)
@@ -121,6 +131,12 @@ func Parse(spec string) (Fault, error) {
 				return bad("node= needs a node name")
 			}
 			f.Node = value
+		case "sides":
+			sides, err := parseSides(value)
+			if err != nil {
+				return bad("%v", err)
+			}
+			f.Sides = sides
 		case "step":
 			if value == "" {
 				return bad("step= needs a step name")
@@ -162,7 +178,7 @@ func Parse(spec string) (Fault, error) {
 				f.Jitter = d
 			}
 		default:
-			return bad("unknown field %q (fields: at, node, for, delay, jump, latency, jitter, step, fraction, count)", key)
+			return bad("unknown field %q (fields: at, node, sides, for, delay, jump, latency, jitter, step, fraction, count)", key)
 		}
 	}
 	switch {
@@ -170,7 +186,11 @@ func Parse(spec string) (Fault, error) {
 		return bad("no kind (known: %s)", kindList())
 	case !seen["at"]:
 		return bad("no at=")
-	case f.Kind.NamesNode() && f.Node == "":
+	case f.Sides != "" && !f.Kind.OnNetwork():
+		return bad("sides= goes with latency and partition")
+	case f.Sides != "" && f.Node != "":
+		return bad("give node= or sides=, not both")
+	case f.Kind.NamesNode() && f.Node == "" && f.Sides == "":
 		return bad("no node=")
 	case !f.Kind.NamesNode() && f.Node != "":
 		return bad("node= goes with node and network faults, not %s", f.Kind)
@@ -215,6 +235,9 @@ func (f Fault) String() string {
 	if f.Node != "" {
 		s += " node=" + f.Node
 	}
+	if f.Sides != "" {
+		s += " sides=" + f.Sides
+	}
 	if f.Step != "" {
 		s += fmt.Sprintf(" step=%s fraction=%v", f.Step, f.Fraction)
 	}
@@ -241,13 +264,14 @@ func (f Fault) String() string {
 
 // Check reports the first fault that cannot run: one past the end of the
 // measured phase (length; 0 when unknown), or on a node not in nodes (nil
-// when not known yet).
+// when not known yet). The sides of a network fault are checked by
+// CheckSides, which knows the nodes' roles and the client groups.
 func Check(faults []Fault, length time.Duration, nodes []string) error {
 	for _, f := range faults {
 		if length > 0 && f.At >= length {
 			return fmt.Errorf("%w %q: at=%v is not within the measured %v", ErrBadFault, f, f.At, length)
 		}
-		if f.Kind.NamesNode() && nodes != nil && !slices.Contains(nodes, f.Node) {
+		if f.Kind.NamesNode() && f.Sides == "" && nodes != nil && !slices.Contains(nodes, f.Node) {
 			return fmt.Errorf("%w %q: no node %q (nodes: %s)", ErrBadFault, f, f.Node, strings.Join(nodes, ", "))
 		}
 	}

@@ -21,6 +21,10 @@ func FuzzParse(f *testing.F) {
 		"at=1s clock node=node-3 jump=+30s",
 		"at=1s clock node=node-1 jump=-10s",
 		"at=1s clock node=node-1 jump=0s",
+		"at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s",
+		"at=1s latency sides=masters|replicas latency=300ms",
+		"at=1s partition sides=a|a",
+		"at=1s partition sides=a|b|c",
 		"at=500ms holder-pause for=500ms",
 		"at=500ms holder-crash",
 		"at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5",
@@ -54,7 +58,12 @@ func FuzzParse(f *testing.F) {
 		if ft.At < 0 || ft.For < 0 || ft.Delay < 0 || ft.Latency < 0 || ft.Jitter < 0 || ft.Count < 0 {
 			t.Fatalf("%q: negative field: %+v", spec, ft)
 		}
-		if ft.Kind.NamesNode() != (ft.Node != "") {
+		if ft.Sides != "" {
+			// A network fault names its sides instead of a node.
+			if !ft.Kind.OnNetwork() || ft.Node != "" {
+				t.Fatalf("%q: kind %s with node %q and sides %q", spec, ft.Kind, ft.Node, ft.Sides)
+			}
+		} else if ft.Kind.NamesNode() != (ft.Node != "") {
 			t.Fatalf("%q: kind %s with node %q", spec, ft.Kind, ft.Node)
 		}
 		if (ft.Step != "") != (ft.Kind == StepDelay || ft.Kind == StepCrash) {

@@ -82,16 +82,16 @@ func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, net *N
 				record(f, "clock "+SignedDuration(f.Jump), ctrl.ClockJump(context.WithoutCancel(ctx), f.Node, f.Jump))
 			case Latency, Partition:
 				if f.Kind == Latency {
-					record(f, "latency", net.Latency(f.Node, f.Latency.Milliseconds(), f.Jitter.Milliseconds()))
+					record(f, "latency", net.Latency(f))
 				} else {
-					record(f, "partition", net.Partition(f.Node))
+					record(f, "partition", net.Partition(f))
 				}
 				end := start.Add(f.At + f.For)
 				if f.For == 0 {
 					end = time.Time{}
 				}
 				sleepUntil(ctx, end)
-				record(f, "heal", net.Heal(f.Node))
+				record(f, "heal", net.Heal(f))
 			}
 		})
 	}

@@ -39,6 +39,7 @@ type Overrides struct {
 	ClockSkew      *string        // --clock-skew (workloads.ParseSkew)
 	ClockJumps     []string       // --clock-jump, each as workloads.ParseJump
 	Faults         []string       // --fault, each as faults.Parse
+	ClientGroups   []string       // --client-groups: a,b splits the clients into clients-a and clients-b
 	Fence          *string        // --fence: count or reject
 
 	Client           string // --client; default DefaultClient
@@ -88,6 +89,7 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 		Retry:            b.retry(pick(b, "--retry", o.Retry, s.Retry, "")),
 		Limit:            pick(b, "--limit", o.Limit, s.Limit, DefaultLimit),
 		Faults:           b.faults(pickList(b, "--fault", o.Faults, withoutEmpty(s.Faults), nil)),
+		ClientGroups:     pickList(b, "--client-groups", o.ClientGroups, withoutEmpty(s.ClientGroups), nil),
 		Scenario:         b.scenario,
 		Repeat:           pick(b, "--repeat", o.Repeat, s.Repeat, DefaultRepeat),
 		Fence:            pick(b, "--fence", o.Fence, s.Fence, DefaultFence),
@@ -337,6 +339,8 @@ func validateFlag(err error) string {
 		return "--client"
 	case errors.Is(err, ErrFence):
 		return "--fence"
+	case errors.Is(err, ErrClientGroups):
+		return "--client-groups"
 	}
 	return "--variants"
 }

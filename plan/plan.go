@@ -24,6 +24,9 @@ var (
 	ErrFence = errors.New("unknown fence mode")
 	// ErrClient: a variant does not run on the client library.
 	ErrClient = errors.New("variant does not run on this client library")
+	// ErrClientGroups: bad client group names, or fewer clients than
+	// groups.
+	ErrClientGroups = errors.New("bad client groups")
 )
 
 // Plan is one run: every variant × every client count, on one topology.
@@ -55,6 +58,11 @@ type Plan struct {
 	Limit int `json:"limit"`
 	// Faults run beside each cell's measured phase.
 	Faults []faults.Fault `json:"faults,omitempty"`
+	// ClientGroups split each cell's clients evenly into named groups
+	// (client i in group i mod len): with a, b the clients-a and
+	// clients-b that network faults' sides name, each group on
+	// connections of its own. Default none: one group, clients.
+	ClientGroups []string `json:"client_groups,omitempty"`
 	// Scenario names the scenario the plan came from, if any.
 	Scenario string `json:"scenario,omitempty"`
 	// Repeat runs every cell this many times, with fresh keys, the
@@ -136,6 +144,9 @@ func (p Plan) Validate() error {
 		}
 	}
 	if err := faults.Check(p.Faults, p.Workload.Duration, nil); err != nil {
+		return err
+	}
+	if err := p.checkLinks(); err != nil {
 		return err
 	}
 	if err := clients.Check(p.Client); err != nil {

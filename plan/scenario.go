@@ -43,6 +43,9 @@ type Scenario struct {
 	Repeat         int      `yaml:"repeat"`
 	// Fence is the run's --fence: count (default) or reject.
 	Fence string `yaml:"fence"`
+	// ClientGroups is the run's --client-groups: a, b split the clients
+	// into clients-a and clients-b, for the sides of network faults.
+	ClientGroups []string `yaml:"client_groups"`
 	// Expect turns Predicts into checks, per variant: conditions on the
 	// cell's figures such as overlaps>0, stale_releases=0,
 	// unavailable_ms<800 (see results.Check).

@@ -94,6 +94,37 @@ var Scenarios = []Scenario{
 		Expect: map[string][]string{},
 	},
 	{
+		Name: "sentinel-failover", Tests: "the replication link is cut, then Sentinel fails the master over: the promoted replica has none of the locks taken since the cut",
+		Source: "seed 002 §1.7; the Redis distributed-locks page (asynchronous replication)",
+		Predicts: "lua-release lets a second holder in on the promoted replica while the first still holds on the old master; " +
+			"wait-replicas keeps its unacknowledged acquisitions and overlaps too, while with --wait-strict it keeps none during the cut and does not overlap",
+		Variants: []string{"lua-release", "wait-replicas"}, Topology: "local:sentinel?replicas=1&sentinels=3", Clients: []int{4}, Keys: 1,
+		TTL: "2s", Hold: "1s", Duration: "8s", Warmup: "0s",
+		Faults: []string{"at=1s partition sides=master|replicas for=6s", "at=3s failover node=replica-1"},
+		Expect: map[string][]string{"lua-release": {"overlaps>0"}},
+	},
+	{
+		Name: "cluster-failover", Tests: "master-1's replication link is cut, master-1 dies, and its replica takes over its slots (CLUSTER FAILOVER FORCE)",
+		Source: "seed 002 §1.7; the Redis Cluster specification (asynchronous replication, writes lost on failover)",
+		Predicts: "the locks taken on master-1 since the cut are missing on its promoted replica: a second holder gets them while the first holds " +
+			"(the lock names spread over the masters: some fall on master-1). A failover of a live master without FORCE waits for the replica to catch up and loses nothing",
+		Variants: []string{"lua-release"}, Topology: "local:cluster?masters=3&replicas=1", Clients: []int{48}, Keys: 24,
+		TTL: "5500ms", Hold: "5s", AcquireTimeout: "1s", Duration: "10s", Warmup: "0s",
+		Faults: []string{"at=1s partition sides=master-1|replica-1", "at=6s kill node=master-1", "at=6100ms failover node=replica-1"},
+		Expect: map[string][]string{"lua-release": {"overlaps>0"}},
+	},
+	{
+		Name: "split-brain", Tests: "the master and some clients (clients-a) are cut off from the replicas, the Sentinels and the other clients (clients-b); " +
+			"Sentinel promotes a replica, both sides take the same lock, and after the heal Sentinel demotes the old master, whose writes are gone",
+		Source: "seed 002 §1.7; the Redis distributed-locks page; the Sentinel documentation (a partitioned old master keeps taking writes)",
+		Predicts: "lua-release overlaps and loses updates: clients-a on the old master and clients-b on the new one hold the lock at once. " +
+			"wait-replicas keeps its unacknowledged acquisitions and overlaps too; with --wait-strict clients-a take nothing (no replica acknowledges): no overlap, at the cost of their acquisitions",
+		Variants: []string{"lua-release", "wait-replicas"}, Topology: "local:sentinel?replicas=2&sentinels=3", ClientGroups: []string{"a", "b"},
+		Clients: []int{8}, Keys: 1, TTL: "1s", Hold: "10ms", Duration: "12s", Warmup: "0s",
+		Faults: []string{"at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s"},
+		Expect: map[string][]string{"lua-release": {"overlaps>0", "lost_updates>0"}},
+	},
+	{
 		Name: "redlock-minority", Tests: "2 of 5 Redlock masters paused, then killed",
 		Source: "the Redis distributed-locks page (Redlock)", Predicts: "redlock keeps acquiring with no overlaps",
 		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{8}, Keys: 1, Hold: "1ms",

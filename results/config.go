@@ -29,11 +29,14 @@ type Config struct {
 	AcquireTimeout time.Duration `json:"acquire_timeout_ns"`
 	// Retry is the retry policy that overrode every variant's own, in
 	// --retry's syntax (exp:1ms-50ms); "" for none.
-	Retry    string  `json:"retry,omitempty"`
-	Limit    int     `json:"limit"`
-	Faults   []Fault `json:"faults,omitempty"`
-	Scenario string  `json:"scenario,omitempty"`
-	Repeat   int     `json:"repeat"`
+	Retry  string  `json:"retry,omitempty"`
+	Limit  int     `json:"limit"`
+	Faults []Fault `json:"faults,omitempty"`
+	// ClientGroups are the client groups (--client-groups) network faults'
+	// sides name as clients-<group>.
+	ClientGroups []string `json:"client_groups,omitempty"`
+	Scenario     string   `json:"scenario,omitempty"`
+	Repeat       int      `json:"repeat"`
 	// Fence is FenceCount or FenceReject.
 	Fence            string `json:"fence"`
 	WaitStrict       bool   `json:"wait_strict,omitempty"`
@@ -95,9 +98,11 @@ func orZero(s string) string {
 
 // Fault is one scheduled fault of the plan.
 type Fault struct {
-	At       time.Duration `json:"at_ns"`
-	Kind     string        `json:"kind"`
-	Node     string        `json:"node"`
+	At   time.Duration `json:"at_ns"`
+	Kind string        `json:"kind"`
+	Node string        `json:"node"`
+	// Sides are a network fault's two sides (master,clients-a|replicas).
+	Sides    string        `json:"sides,omitempty"`
 	For      time.Duration `json:"for_ns,omitempty"`
 	Delay    time.Duration `json:"delay_ns,omitempty"`
 	Step     string        `json:"step,omitempty"`
@@ -116,6 +121,9 @@ func (f Fault) String() string {
 	s := fmt.Sprintf("at=%v %s", f.At, f.Kind)
 	if f.Node != "" {
 		s += " node=" + f.Node
+	}
+	if f.Sides != "" {
+		s += " sides=" + f.Sides
 	}
 	if f.Step != "" {
 		s += fmt.Sprintf(" step=%s fraction=%v", f.Step, f.Fraction)

@@ -155,16 +155,27 @@ func TestNetworkFaults(t *testing.T) {
 	}
 }
 
-// A cluster hands clients its nodes' own addresses, so network faults are
-// refused there.
-func TestNetworkFaultsRefusedOnCluster(t *testing.T) {
-	_, err := runner.Run(context.Background(), plan.Plan{
-		Variants: []string{"lua-release"}, Clients: []int{1},
+// On a cluster the nodes announce the fronts of their links, so that the
+// clients, led to the nodes by the cluster itself, go through the proxies
+// too: latency between the clients and every master slows every
+// acquisition, and is undone at its end.
+func TestNetworkFaultsOnCluster(t *testing.T) {
+	rec, err := runner.Run(context.Background(), plan.Plan{
+		Variants: []string{"lua-release"}, Clients: []int{2},
 		Topology: topologies.Spec{Name: "local:cluster?masters=3"},
-		Faults:   []faults.Fault{mustFault(t, "at=100ms latency node=master-1 latency=10ms")},
-		Workload: workloads.Spec{Duration: 300 * time.Millisecond},
+		Faults:   []faults.Fault{mustFault(t, "at=100ms latency sides=masters|clients latency=10ms for=300ms")},
+		Workload: workloads.Spec{Hold: dist(t, "1ms"), Duration: 600 * time.Millisecond},
 	}, runner.Options{})
-	if !errors.Is(err, faults.ErrBadFault) {
-		t.Errorf("network fault on a cluster: %v; want ErrBadFault", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Cells[0]
+	if len(c.Faults) != 2 || c.Faults[0].Action != "latency" || c.Faults[1].Action != "heal" || c.Faults[0].Error != "" {
+		t.Fatalf("fault events %+v", c.Faults)
+	}
+	// A SET NX and its reply cross the link both ways: 2 × 10 ms at least.
+	if c.AcquireLatencyUS.Max < 20_000 || c.AcquireLatencyUS.P50 >= 20_000 || c.Violations.Overlaps != 0 {
+		t.Errorf("acquire p50 %.0fµs, max %.0fµs (want the latency in the max only), %d overlaps",
+			c.AcquireLatencyUS.P50, c.AcquireLatencyUS.Max, c.Violations.Overlaps)
 	}
 }

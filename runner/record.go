@@ -32,7 +32,7 @@ func configOf(p plan.Plan) results.Config {
 		Workload: results.Workload{Clients: w.Clients, Keys: w.Keys, KeyPerClient: w.KeyPerClient, Hold: w.Hold.String(), Think: w.Think.String(),
 			Duration: w.Duration, Ops: w.Ops, Warmup: w.Warmup, Rate: w.Rate, Arrivals: w.Arrivals},
 		TTL: p.TTL, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit,
-		Scenario: p.Scenario, Repeat: p.Repeat, Fence: p.Fence, WaitStrict: p.WaitStrict, AllowDestructive: p.AllowDestructive,
+		ClientGroups: p.ClientGroups, Scenario: p.Scenario, Repeat: p.Repeat, Fence: p.Fence, WaitStrict: p.WaitStrict, AllowDestructive: p.AllowDestructive,
 	}
 	if !p.Retry.IsZero() {
 		c.Retry = p.Retry.String()
@@ -48,7 +48,7 @@ func configOf(p plan.Plan) results.Config {
 	}
 	for _, f := range p.Faults {
 		c.Faults = append(c.Faults, results.Fault{At: f.At, Kind: string(f.Kind), Node: f.Node, For: f.For, Delay: f.Delay,
-			Step: f.Step, Fraction: f.Fraction, Count: f.Count, Latency: f.Latency, Jitter: f.Jitter, Jump: f.Jump})
+			Step: f.Step, Fraction: f.Fraction, Count: f.Count, Latency: f.Latency, Jitter: f.Jitter, Jump: f.Jump, Sides: f.Sides})
 	}
 	return c
 }

@@ -45,6 +45,8 @@ func fullPlan(t *testing.T) plan.Plan {
 	must(err)
 	clock, err := faults.Parse("at=1s clock node=master jump=-10s")
 	must(err)
+	split, err := faults.Parse("at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s")
+	must(err)
 	return plan.Plan{
 		Variants: []string{"fenced", "lua-release"}, Clients: []int{4, 8}, Client: "go-redis",
 		Topology: topologies.Spec{Name: "target", Targets: []string{"redis://bench:secret@127.0.0.1:7000/1"}, Cluster: []string{"127.0.0.1:7001"},
@@ -53,7 +55,7 @@ func fullPlan(t *testing.T) plan.Plan {
 			Warmup: 500 * time.Millisecond, Clocks: workloads.Clocks{Skew: skew, Jumps: []workloads.Jump{jump}}, Rate: 1200, Arrivals: "poisson",
 			Stages: stages},
 		TTL: 10 * time.Second, AcquireTimeout: 5 * time.Second, Retry: retry, Limit: 3,
-		Faults: []faults.Fault{fault, latency, clock}, Scenario: "ticket-sale", Repeat: 2, Fence: plan.FenceReject, WaitStrict: true, AllowDestructive: true,
+		Faults: []faults.Fault{fault, latency, clock, split}, ClientGroups: []string{"a", "b"}, Scenario: "ticket-sale", Repeat: 2, Fence: plan.FenceReject, WaitStrict: true, AllowDestructive: true,
 	}
 }
 
@@ -115,7 +117,8 @@ func TestConfigFaultsReadAsFaults(t *testing.T) {
 	specs := []string{"at=5s pause node=master for=3s", "at=2s kill node=node-1", "at=2s restart node=node-2 delay=1s",
 		"at=1s latency node=master latency=20ms jitter=5ms for=2s", "at=1s holder-crash", "at=1s holder-pause for=2s",
 		"at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5", "at=0s step-crash step=after-setnx count=1",
-		"at=1s clock node=node-3 jump=+30s", "at=1s clock node=master jump=-10s"}
+		"at=1s clock node=node-3 jump=+30s", "at=1s clock node=master jump=-10s",
+		"at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s"}
 	var p plan.Plan
 	for _, spec := range specs {
 		f, err := faults.Parse(spec)

@@ -329,7 +329,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	spec.Faults = p.Faults
 	spec.Ready = oracle.ready
 	counted := variants.NewCounted(conns[0])
-	newLock := lockMaker(p, variant, prefix, counted, conns)
+	newLock := lockMaker(p, variant, prefix, counted, s.groups)
 	meter := openServerMeter(ctx, topo, p.Client)
 	defer meter.close()
 	// The fault schedule starts with the measured phase and ends with the
@@ -384,14 +384,12 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 
 // lockMaker makes the cell's locks of variant, with keys under prefix, on
 // conns: every command they send counts in counted, which wraps conns[0].
-func lockMaker(p plan.Plan, variant, prefix string, counted *variants.Counted, conns []clients.Client) workloads.NewLock {
-	all := []variants.Conn{counted}
-	for _, c := range conns[1:] {
-		all = append(all, counted.Wrap(c))
-	}
+func lockMaker(p plan.Plan, variant, prefix string, counted *variants.Counted, groups [][]clients.Client) workloads.NewLock {
+	conns := countedGroups(counted, groups)
 	return func(env workloads.ClientEnv) (variants.Lock, error) {
+		group := conns[env.Index%len(conns)]
 		return variants.New(variant, variants.Config{
-			Conn: counted, Conns: all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
+			Conn: group.conn, Conns: group.all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
 			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note, WaitStrict: p.WaitStrict,
 		})
 	}

@@ -22,31 +22,37 @@ const cleanupTimeout = 5 * time.Second
 type session struct {
 	topo    topologies.Topology
 	net     *faults.Network
-	conns   []clients.Client
+	conns   []clients.Client   // the first group's
+	groups  [][]clients.Client // by client group (plan.ClientGroupNames)
 	startup time.Duration
 }
 
-// openSession opens the plan's topology and connects its clients.
+// openSession opens the plan's topology, with proxies on its links when
+// the plan has network faults, and connects its clients, each client group
+// on connections of its own.
 func openSession(ctx context.Context, p plan.Plan) (*session, error) {
 	began := time.Now()
-	topo, err := topologies.Open(ctx, p.Topology)
+	spec := p.Topology
+	s := &session{}
+	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNetwork() }) {
+		s.net = faults.NewNetwork(p.ClientGroupNames())
+		spec.Proxies = s.net
+	}
+	topo, err := topologies.Open(ctx, spec)
 	if err != nil {
+		s.closeNet()
 		return nil, err
 	}
-	s := &session{topo: topo}
-	access := topo.Access()
-	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNetwork() }) {
-		if s.net, access, err = faults.NewNetwork(access, topo.Nodes()); err != nil {
-			topo.Close()
-			return nil, err
-		}
+	s.topo = topo
+	if s.net != nil {
+		s.net.Use(topo)
 	}
-	s.conns, err = clients.Connect(ctx, access, clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
-	if err != nil {
+	if s.groups, err = connectGroups(ctx, p, topo, s.net); err != nil {
 		s.closeNet()
 		topo.Close()
 		return nil, err
 	}
+	s.conns = s.groups[0]
 	s.startup = time.Since(began)
 	return s, nil
 }
@@ -101,8 +107,10 @@ func (s *session) close(ctx context.Context, library, prefix string) {
 	if prefix != "" {
 		_ = cleanup(cctx, s.topo.Access(), s.conns, library, prefix)
 	}
-	for _, c := range s.conns {
-		c.Close()
+	for _, group := range s.groups {
+		for _, c := range group {
+			c.Close()
+		}
 	}
 	s.closeNet()
 	_ = s.topo.Close()
@@ -113,6 +121,11 @@ func (s *session) close(ctx context.Context, library, prefix string) {
 // allowDestructive, only a pause with a time — and clock faults on nodes
 // that run without the clock shim.
 func (s *session) checkFaults(fs []faults.Fault, allowDestructive bool) error {
+	if s.net != nil && s.topo.Managed() {
+		if err := faults.CheckSides(fs, s.topo.Nodes(), s.net.Groups()); err != nil {
+			return err
+		}
+	}
 	onNode := slices.ContainsFunc(fs, func(f faults.Fault) bool { return f.Kind.OnNode() })
 	if !onNode {
 		return faults.Check(fs, 0, nil)

@@ -63,8 +63,8 @@ func (l *Local) startCluster(ctx context.Context, params map[string]int) error {
 		}
 	}
 	for _, n := range nodes[1:] {
-		host, port, _ := net.SplitHostPort(n.Endpoint.Addr)
-		if err := conns[0].exec(ctx, "CLUSTER", "MEET", host, port, strconv.Itoa(n.proc.busPort)); err != nil {
+		host, port, _ := net.SplitHostPort(n.announced())
+		if err := conns[0].exec(ctx, "CLUSTER", "MEET", host, port, strconv.Itoa(l.busAnnounced(n))); err != nil {
 			return err
 		}
 	}

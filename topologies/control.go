@@ -173,14 +173,14 @@ func (l *Local) promote(ctx context.Context, n *localNode) error {
 // killed it sends CLUSTER FAILOVER FORCE.
 func (l *Local) clusterFailover(ctx context.Context, a *NodeConn, masterAddr string) error {
 	args := []string{"CLUSTER", "FAILOVER"}
-	if m := l.nodeAt(masterAddr); m == nil || !m.proc.usable() {
+	if master := l.nodeAt(masterAddr); master == nil || !master.proc.usable() {
 		args = append(args, "FORCE")
 	} else {
 		id, err := a.text(ctx, "CLUSTER", "MYID")
 		if err != nil {
 			return err
 		}
-		m, err := dialAdmin(masterAddr)
+		m, err := dialAdmin(master.Endpoint.Addr)
 		if err != nil {
 			return err
 		}
@@ -242,6 +242,7 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 	// Sentinel picks the replica with the lowest replica-priority (0:
 	// never), so leave it no choice but target.
 	var others []*NodeConn
+	var names []string // as the sentinel knows them: by the addresses they announce
 	for _, r := range l.byRole(RoleReplica) {
 		if r == target || !r.proc.usable() {
 			continue
@@ -252,6 +253,7 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 		}
 		defer a.Close()
 		others = append(others, a)
+		names = append(names, r.announced())
 		defer func() { _ = a.exec(context.WithoutCancel(ctx), "CONFIG", "SET", "replica-priority", "100") }()
 		if err := a.exec(ctx, "CONFIG", "SET", "replica-priority", "0"); err != nil {
 			return err
@@ -262,10 +264,10 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 		if err != nil {
 			return err
 		}
-		for _, a := range others {
+		for _, name := range names {
 			for _, r := range list {
-				if r["name"] == a.addr && r["slave-priority"] != "0" {
-					return fmt.Errorf("replica %s has priority %s", a.addr, r["slave-priority"])
+				if r["name"] == name && r["slave-priority"] != "0" {
+					return fmt.Errorf("replica %s has priority %s", name, r["slave-priority"])
 				}
 			}
 		}
@@ -294,7 +296,7 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 	if err != nil {
 		return err
 	}
-	if after != target.Endpoint.Addr {
+	if after != target.announced() {
 		return fmt.Errorf("sentinel %s promoted %s instead", sentinel.Name, after)
 	}
 	return nil
@@ -307,12 +309,13 @@ func (l *Local) role(n *localNode) Role {
 	return n.Role
 }
 
-// nodeAt is the node at addr, nil when none.
+// nodeAt is the node at addr, its own or the one it announces; nil when
+// none.
 func (l *Local) nodeAt(addr string) *localNode {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, n := range l.nodes {
-		if n.Endpoint.Addr == addr {
+		if n.Endpoint.Addr == addr || n.Announced != "" && n.Announced == addr {
 			return n
 		}
 	}

@@ -217,12 +217,16 @@ func discoverReplication(ctx context.Context, endpoints []Endpoint) ([]DataNode,
 	return nodes, nil
 }
 
-// nameAfter names the nodes after the known ones at their addresses (and
-// gives them their endpoints), else by address, and orders them masters
-// first, then replicas, each in the order of known, then by address.
+// nameAfter names the nodes after the known ones at their addresses —
+// their own, or those they announce, which is what a topology with proxies
+// on its links reports — and gives them the known ones' endpoints; it
+// names the others by address, and orders them masters first, then
+// replicas, each in the order of known, then by address.
 func nameAfter(nodes []DataNode, known []Node) {
 	index := func(d DataNode) int {
-		i := slices.IndexFunc(known, func(k Node) bool { return k.Endpoint.Addr == d.Endpoint.Addr })
+		i := slices.IndexFunc(known, func(k Node) bool {
+			return k.Endpoint.Addr == d.Endpoint.Addr || k.Announced != "" && k.Announced == d.Endpoint.Addr
+		})
 		if i < 0 {
 			return len(known)
 		}

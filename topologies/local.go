@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -27,9 +28,15 @@ type Local struct {
 	clockShim string
 	clockErr  error
 
-	mu      sync.Mutex // guards nodes, the nodes' roles and primary
+	// proxies carries every link when set (Spec.Proxies); the nodes
+	// announce the addresses of their fronts.
+	proxies Proxies
+
+	mu      sync.Mutex // guards nodes, the nodes' roles, primary, fronts and pids
 	nodes   []*localNode
 	primary string // local:single and local:replicated: the node clients use
+	fronts  []*front
+	pids    map[int]string // with proxies: every process a node started, by id
 }
 
 // localNode is one process of a Local topology.
@@ -59,7 +66,10 @@ func StartLocal(ctx context.Context, spec Spec) (*Local, error) {
 	if _, err := redisServerPath(spec.RedisServer); err != nil {
 		return nil, err
 	}
-	l := &Local{name: spec.Name, mode: spec.Mode(), bin: spec.RedisServer, detached: spec.Detached, primary: "master"}
+	if spec.Proxies != nil && spec.Detached {
+		return nil, fmt.Errorf("%w: %s: a detached topology cannot keep proxies on its links, which live in this process", ErrBadSpec, spec.Name)
+	}
+	l := &Local{name: spec.Name, mode: spec.Mode(), bin: spec.RedisServer, detached: spec.Detached, primary: "master", proxies: spec.Proxies}
 	l.clockShim, l.clockErr = clockShim()
 	start := map[string]func(context.Context, map[string]int) error{
 		"single":     l.startSingle,
@@ -98,10 +108,18 @@ type nodeSpec struct {
 func (l *Local) startNodes(ctx context.Context, specs ...nodeSpec) ([]*localNode, error) {
 	procs := make([]*node, len(specs))
 	errs := make([]error, len(specs))
+	fronts, err := l.openFronts(specs)
+	if err != nil {
+		return nil, err
+	}
 	var wg sync.WaitGroup
 	for i, s := range specs {
 		cfg := s.cfg
 		cfg.bin, cfg.detached, cfg.clockShim = l.bin, l.detached, l.clockShim
+		cfg.extra = slices.Concat(cfg.extra, fronts[i].announce(cfg))
+		if l.proxies != nil {
+			cfg.onStart = func(pid int) { l.started(pid, s.name) }
+		}
 		wg.Go(func() {
 			procs[i], errs[i] = startNode(ctx, cfg)
 			if errs[i] != nil {
@@ -118,6 +136,7 @@ func (l *Local) startNodes(ctx context.Context, specs ...nodeSpec) ([]*localNode
 			continue
 		}
 		n := &localNode{Node: Node{Name: s.name, Role: s.role, Endpoint: Endpoint{Addr: procs[i].addr}}, proc: procs[i]}
+		fronts[i].started(n)
 		l.nodes = append(l.nodes, n)
 		added = append(added, n)
 	}
@@ -187,6 +206,7 @@ func (l *Local) Close() error {
 		wg.Go(func() { errs[i] = n.proc.stop() })
 	}
 	wg.Wait()
+	l.closeFronts()
 	return errors.Join(errs...)
 }
 

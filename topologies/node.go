@@ -41,6 +41,9 @@ type nodeConfig struct {
 
 	// clockShim is the clock shim to preload (see clock.go); "" for none.
 	clockShim string
+	// onStart, when set, is told the process id of every process the
+	// node starts, as soon as it runs (before it answers).
+	onStart func(pid int)
 }
 
 // node is one redis-server process that lockbench started, in its own temp
@@ -61,6 +64,7 @@ type node struct {
 	// makes one jump and its check at a time.
 	clockShim, clockFile string
 	clockMu              sync.Mutex
+	onStart              func(pid int)
 
 	mu     sync.Mutex
 	proc   *process // the last process started; nil before the first
@@ -148,6 +152,7 @@ func tryStartNode(ctx context.Context, path string, cfg nodeConfig) (*node, stri
 		logFile:  filepath.Join(dir, "redis.log"),
 		addr:     net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		detached: cfg.detached,
+		onStart:  cfg.onStart,
 	}
 	conf := []string{
 		"port " + strconv.Itoa(port),
@@ -214,6 +219,9 @@ func (n *node) start(ctx context.Context) error {
 	if err := cmd.Start(); err != nil {
 		n.mu.Unlock()
 		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	if n.onStart != nil {
+		n.onStart(cmd.Process.Pid)
 	}
 	p := &process{cmd: cmd, done: make(chan struct{})}
 	go func() {

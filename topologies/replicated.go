@@ -40,7 +40,7 @@ func (l *Local) startReplicated(ctx context.Context, params map[string]int) erro
 	if err != nil {
 		return err
 	}
-	host, port, _ := net.SplitHostPort(masters[0].Endpoint.Addr)
+	host, port, _ := net.SplitHostPort(masters[0].announced())
 	specs := make([]nodeSpec, params["replicas"])
 	for i := range specs {
 		specs[i] = nodeSpec{
@@ -87,7 +87,7 @@ func (l *Local) startSentinel(ctx context.Context, params map[string]int) error 
 	}
 	l.masterName = sentinelMasterName
 	master := l.byRole(RoleMaster)[0]
-	host, port, _ := net.SplitHostPort(master.Endpoint.Addr)
+	host, port, _ := net.SplitHostPort(master.announced())
 	count := params["sentinels"]
 	conf := []string{
 		fmt.Sprintf("sentinel monitor %s %s %s %d", sentinelMasterName, host, port, count/2+1),
@@ -119,7 +119,7 @@ func (l *Local) startSentinel(ctx context.Context, params map[string]int) error 
 	replicas := len(l.byRole(RoleReplica))
 	return waitFor(ctx, readyTimeout, "sentinels to know the master, its replicas and each other", func(ctx context.Context) error {
 		for _, a := range conns {
-			if err := sentinelReady(ctx, a, master.Endpoint.Addr, replicas, count-1); err != nil {
+			if err := sentinelReady(ctx, a, master.announced(), replicas, count-1); err != nil {
 				return err
 			}
 		}

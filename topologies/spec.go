@@ -43,6 +43,11 @@ type Spec struct {
 	// (lockbench topology up; stop them with StopSaved). Default false:
 	// they die with lockbench.
 	Detached bool `json:"-"`
+	// Proxies, when set, puts every link of a local topology — from the
+	// clients, the replicas, the sentinels and the cluster's nodes to each
+	// node — through a proxy of its own, for network faults between any
+	// two of them (see Proxies). Default nil: every connection is direct.
+	Proxies Proxies `json:"-"`
 }
 
 // localKinds are the local topologies with their parameters and defaults,

@@ -65,6 +65,11 @@ type Node struct {
 	Name     string   `json:"name"`
 	Role     Role     `json:"role"`
 	Endpoint Endpoint `json:"endpoint"`
+	// Announced is the address the node gives the other nodes and the
+	// clients when its links go through proxies (Spec.Proxies): its
+	// front's, which hands each connection to the proxy of its link.
+	// Endpoint stays its own address. "" when it announces that.
+	Announced string `json:"announced,omitempty"`
 }
 
 // Mode says how clients reach the data.

@@ -8,11 +8,9 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/linearize"
 )
-
 
 // checkOptions are the flags of lockbench check.
 type checkOptions struct {

@@ -43,6 +43,7 @@ type runOptions struct {
 	clockSkew      string
 	clockJumps     []string
 	faults         []string
+	clientGroups   []string
 	scenario       string
 	checks         []string
 	thresholds     []results.Threshold // of checks
@@ -186,7 +187,10 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.IntVar(&o.limit, "limit", plan.DefaultLimit, "`N` permits of a semaphore (holders admitted at once); 1 for locks")
 	fs.StringVar(&o.clockSkew, "clock-skew", plan.DefaultClockSkew, "per-client clock `OFFSET`: a fixed +200ms, or uniform:-500ms..500ms")
 	fs.StringArrayVar(&o.faults, "fault", nil, "a `FAULT` beside each cell's measured phase, on a topology lockbench starts: "+
-		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1', 'clock node=node-3 jump=+30s' (repeatable; see lockbench scenarios)")
+		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1', 'clock node=node-3 jump=+30s', "+
+		"'partition sides=master,clients-a|replicas,sentinels,clients-b for=5s' (repeatable; see lockbench scenarios)")
+	fs.StringSliceVar(&o.clientGroups, "client-groups", nil, "split the clients evenly into named `GROUPS`, each on connections of its own: a,b makes clients-a and clients-b, "+
+		"which network faults' sides name: --fault 'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s'")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
 	fs.IntVar(&o.repeat, "repeat", plan.DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
 	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(results.Formats, ", "))
@@ -254,6 +258,7 @@ func (o *runOptions) overrides(changed func(flag string) bool) (plan.Overrides, 
 		ClockSkew:      given(changed, "clock-skew", o.clockSkew),
 		ClockJumps:     givenList(changed, "clock-jump", o.clockJumps),
 		Faults:         givenList(changed, "fault", o.faults),
+		ClientGroups:   givenList(changed, "client-groups", o.clientGroups),
 		Fence:          given(changed, "fence", o.fence),
 
 		Ops: o.ops, Rate: o.rate, Stages: o.stages, WaitStrict: o.waitStrict, AllowDestructive: o.destructive,

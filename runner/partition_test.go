@@ -1,0 +1,222 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/runner"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/variants"
+)
+
+// runScenario runs a built-in scenario with overrides, one cell.
+func runScenario(t *testing.T, name string, o plan.Overrides) results.Cell {
+	t.Helper()
+	rec, err := runner.Run(context.Background(), scenarioPlan(t, name, o), runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Cells) != 1 || rec.Cells[0].Error != "" {
+		t.Fatalf("cells %+v", rec.Cells)
+	}
+	return rec.Cells[0]
+}
+
+// actions are the cell's fault events as action → count, failing the test
+// on an event with an error.
+func actions(t *testing.T, c results.Cell) map[string]int {
+	t.Helper()
+	got := map[string]int{}
+	for _, e := range c.Faults {
+		if e.Error != "" {
+			t.Errorf("fault event %+v", e)
+		}
+		got[e.Action]++
+	}
+	return got
+}
+
+// sentinel-failover: the replication link is cut before Sentinel fails the
+// master over, so the lock taken on the old master since the cut is
+// missing on the promoted replica, and a second holder gets it there: on
+// both client libraries.
+func TestSentinelFailoverAfterCut(t *testing.T) {
+	for _, library := range []string{"rueidis", "go-redis"} {
+		t.Run(library, func(t *testing.T) {
+			c := runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"lua-release"}, Client: library})
+			if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
+				t.Errorf("fault events %+v", c.Faults)
+			}
+			if c.Violations.Overlaps == 0 {
+				t.Errorf("%d overlaps after a failover to a replica cut off before it; want > 0 (%d acquisitions, %d errors)",
+					c.Violations.Overlaps, c.Acquisitions, c.Errors)
+			}
+			t.Logf("%s: %d acquisitions, %d overlaps, %d lost updates, %d errors; events %+v", library, c.Acquisitions, c.Violations.Overlaps, c.Violations.LostUpdates, c.Errors, c.Faults)
+		})
+	}
+}
+
+// wait-replicas with --wait-strict on the same failover: during the cut no
+// replica acknowledges, so every acquisition there is given back; what it
+// keeps a replica acknowledged, and the promoted replica (the only one,
+// so the one that acknowledged) has it. Every hold it keeps is
+// acknowledged (strict releases the others before they are held), so no
+// overlap at all is none among acknowledged holds. Without --wait-strict
+// it keeps the unacknowledged ones, and overlaps as lua-release does.
+func TestWaitStrictSurvivesCutFailover(t *testing.T) {
+	c := runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"wait-replicas"}, WaitStrict: true})
+	if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
+		t.Errorf("fault events %+v", c.Faults)
+	}
+	acked, unacked, gaveBack := c.Counters[variants.NoteAcked], c.Counters[variants.NoteUnacked], c.Counters[variants.NoteUnackedReleased]
+	if c.Violations.Overlaps != 0 || acked == 0 || unacked != 0 || gaveBack == 0 {
+		t.Errorf("%d overlaps, %d acked, %d unacked, %d unacknowledged given back; want 0, > 0, 0, > 0",
+			c.Violations.Overlaps, acked, unacked, gaveBack)
+	}
+	t.Logf("strict: %d acquisitions (%d acked), %d given back unacknowledged, %d timeouts, %d errors",
+		c.Acquisitions, acked, gaveBack, c.Timeouts, c.Errors)
+
+	// Without --wait-strict it keeps what no replica acknowledged during
+	// the cut, and the failover loses it like lua-release's.
+	c = runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"wait-replicas"}})
+	if c.Violations.Overlaps == 0 || c.Counters[variants.NoteUnacked] == 0 {
+		t.Errorf("not strict: %d overlaps, %d unacked; want both > 0", c.Violations.Overlaps, c.Counters[variants.NoteUnacked])
+	}
+	t.Logf("not strict: %d acquisitions (%d acked, %d unacked), %d overlaps", c.Acquisitions,
+		c.Counters[variants.NoteAcked], c.Counters[variants.NoteUnacked], c.Violations.Overlaps)
+}
+
+// watchFailover watches, through the sentinels, which node they name the
+// master of topo: it reports when one other than the first (the node
+// called master) became the master, and when the first then became a
+// replica. It stops when
+// it has seen both or the topology stops answering.
+type watchFailover struct {
+	promoted, demoted time.Time
+	done              chan struct{}
+}
+
+func (w *watchFailover) watch(topo topologies.Topology) {
+	w.done = make(chan struct{})
+	go func() {
+		defer close(w.done)
+		ctx := context.Background()
+		first, err := topologies.SentinelMaster(ctx, topo.Access())
+		if err != nil {
+			return
+		}
+		var old topologies.Endpoint // the first master's own address, on no link
+		for _, n := range topo.Nodes() {
+			if n.Name == "master" {
+				old = n.Endpoint
+			}
+		}
+		for {
+			time.Sleep(50 * time.Millisecond)
+			if w.promoted.IsZero() {
+				now, err := topologies.SentinelMaster(ctx, topo.Access())
+				if err != nil {
+					return
+				}
+				if now.Addr != first.Addr {
+					w.promoted = time.Now()
+				}
+				continue
+			}
+			// The old master itself says when it follows another (the
+			// sentinels list it as a replica at once, before they reach it).
+			c, err := topologies.DialNode(ctx, old)
+			if err != nil {
+				return
+			}
+			info, err := c.Info(ctx, "replication")
+			c.Close()
+			if err != nil {
+				return
+			}
+			if r, err := info.Replication(); err == nil && r.Role == "replica" {
+				w.demoted = time.Now()
+				return
+			}
+		}
+	}()
+}
+
+// split-brain: the master and clients-a are cut off from the replicas,
+// the sentinels and clients-b. The sentinels promote a replica, clients-b
+// follow them there, clients-a stay on the old master, and both take the
+// lock: overlaps, and lost updates. After the heal the sentinels demote
+// the old master, whose writes its new master's data replaces.
+func TestSplitBrain(t *testing.T) {
+	p := scenarioPlan(t, "split-brain", plan.Overrides{Variants: []string{"lua-release"}})
+	var (
+		w     watchFailover
+		began time.Time
+	)
+	rec, err := runner.Run(context.Background(), p, runner.Options{
+		OnTopology: func(topo topologies.Topology, _ time.Duration) { w.watch(topo) },
+		OnCell:     func(runner.CellStart) { began = time.Now() },
+	})
+	if w.done != nil {
+		<-w.done
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Cells[0]
+	var partition, heal float64
+	for _, e := range c.Faults {
+		if e.Error != "" {
+			t.Errorf("fault event %+v", e)
+		}
+		switch e.Action {
+		case "partition":
+			partition = e.AtS
+		case "heal":
+			heal = e.AtS
+		}
+	}
+	if partition == 0 || heal == 0 {
+		t.Fatalf("fault events %+v: want the partition and the heal", c.Faults)
+	}
+	if w.promoted.IsZero() {
+		t.Fatalf("the sentinels never promoted a replica")
+	}
+	if at := w.promoted.Sub(began).Seconds(); at < partition || at > heal {
+		t.Errorf("promoted at %.1fs, not during the partition (%.1fs to %.1fs)", at, partition, heal)
+	}
+	if w.demoted.IsZero() || w.demoted.Sub(began).Seconds() < heal {
+		t.Errorf("the old master was not demoted after the heal (at %.1fs): %v", heal, w.demoted)
+	}
+	if c.Violations.Overlaps == 0 || c.Violations.LostUpdates == 0 {
+		t.Errorf("%d overlaps, %d lost updates; want both > 0 (%d acquisitions, %d errors)",
+			c.Violations.Overlaps, c.Violations.LostUpdates, c.Acquisitions, c.Errors)
+	}
+	t.Logf("partition %.1fs, promoted %.1fs, heal %.1fs, old master demoted %.1fs; %d acquisitions, %d overlaps, %d lost updates, %d errors",
+		partition, w.promoted.Sub(began).Seconds(), heal, w.demoted.Sub(began).Seconds(), c.Acquisitions,
+		c.Violations.Overlaps, c.Violations.LostUpdates, c.Errors)
+}
+
+// cluster-failover: master-1's link to its replica is cut, master-1 dies,
+// and replica-1 takes over its slots (CLUSTER FAILOVER FORCE): the locks
+// taken on master-1 since the cut are missing there, and a second holder
+// gets them while the first still holds, on both client libraries.
+func TestClusterFailoverAfterCut(t *testing.T) {
+	for _, library := range []string{"rueidis", "go-redis"} {
+		t.Run(library, func(t *testing.T) {
+			c := runScenario(t, "cluster-failover", plan.Overrides{Client: library})
+			if a := actions(t, c); a["partition"] != 1 || a["kill"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
+				t.Errorf("fault events %+v", c.Faults)
+			}
+			if c.Violations.Overlaps == 0 {
+				t.Errorf("%d overlaps after the failover of a master cut off from its replica; want > 0 (%d acquisitions, %d errors)",
+					c.Violations.Overlaps, c.Acquisitions, c.Errors)
+			}
+			t.Logf("%s: %d acquisitions, %d overlaps, %d lost updates, %d errors; events %+v", library, c.Acquisitions,
+				c.Violations.Overlaps, c.Violations.LostUpdates, c.Errors, c.Faults)
+		})
+	}
+}
