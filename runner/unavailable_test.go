@@ -42,11 +42,11 @@ func TestUnavailableWithoutWaiters(t *testing.T) {
 // TTL, and so does a fail-fast semaphore's permit, whose clients, trying
 // again at once, wait all along.
 func TestUnavailableAfterHolderCrash(t *testing.T) {
-	const ttl = 500 * time.Millisecond
+	const ttl = time.Second // long enough that a loaded machine's retry delays stay within 20 %
 	rec := runPlan(t, plan.Plan{
 		Variants: []string{"simple", "lua-release", "sem-basic"}, Clients: []int{4}, TTL: ttl,
 		Faults:   []faults.Fault{mustFault(t, "at=300ms holder-crash")},
-		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 2 * time.Second},
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 2500 * time.Millisecond},
 	})
 	for _, c := range rec.Cells {
 		if len(c.Faults) != 1 || c.Violations.Crashed != 1 {
