@@ -111,6 +111,12 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error
 	if err != nil {
 		return nil, err
 	}
+	held, err := claimRun(ctx, s.topo, p.Client, opts.RunID, opts.Shard)
+	if err != nil {
+		s.close(ctx, p.Client, "") // the keys are another run's too
+		return nil, err
+	}
+	defer held.release(ctx) // after the cleanup below
 	// A shard leaves the keys to the last shard to finish, which only a
 	// witness knows: the others may still use them. (Its cells also go
 	// without the servers' cost, below.)
