@@ -51,6 +51,9 @@ func sampleRecord(t *testing.T) *results.Record {
 
 func TestSaveLoadRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "run.json")
+	if err := os.Mkdir(filepath.Dir(path), 0o755); err != nil { // Save creates no directory but its own default
+		t.Fatal(err)
+	}
 	want := sampleRecord(t)
 	if err := results.Save(want, path); err != nil {
 		t.Fatal(err)

@@ -18,23 +18,28 @@ var ErrBadRecord = errors.New("not a lockbench record")
 // DefaultPath is the file a run is saved to by default.
 func DefaultPath(runID string) string { return filepath.Join(DefaultDir, runID+".json") }
 
-// Save writes rec to path atomically (see WriteAtomic).
+// Save writes rec to path atomically (see WriteAtomic). The one directory
+// it creates is DefaultDir, lockbench's own, when path is in it; any other
+// directory must exist.
 func Save(rec *Record, path string) error {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return fmt.Errorf("results: encode record: %w", err)
+	}
+	if filepath.Clean(filepath.Dir(path)) == filepath.Clean(DefaultDir) {
+		if err := os.MkdirAll(DefaultDir, 0o755); err != nil {
+			return fmt.Errorf("results: %w", err)
+		}
 	}
 	return WriteAtomic(path, append(data, '\n'))
 }
 
 // WriteAtomic writes data to path through a temporary file in the same
 // directory, synced, then renamed over path: a reader never sees a torn
-// file, and an interrupted write leaves none behind.
+// file, and an interrupted write leaves none behind. The directory must
+// exist: WriteAtomic creates none.
 func WriteAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("results: %w", err)

@@ -12,13 +12,12 @@ import (
 // cleanup removes the run's keys wherever they may be: on the one Redis,
 // on every independent master, or on every master of a cluster (found with
 // topologies.Discover, so an external cluster given by one seed is covered
-// too).
+// too). The run id's claim stays: its holder releases it (see claim).
 func cleanup(ctx context.Context, access topologies.Access, conns []clients.Client, library, prefix string) error {
 	if access.Mode != topologies.ModeCluster {
 		var errs []error
 		for _, c := range conns {
-			_, err := DeleteKeys(ctx, c, prefix)
-			errs = append(errs, err)
+			errs = append(errs, deleteRunKeys(ctx, c, prefix))
 		}
 		return errors.Join(errs...)
 	}
@@ -36,8 +35,7 @@ func cleanup(ctx context.Context, access topologies.Access, conns []clients.Clie
 			errs = append(errs, err)
 			continue
 		}
-		_, err = DeleteKeys(ctx, c, prefix)
-		errs = append(errs, err)
+		errs = append(errs, deleteRunKeys(ctx, c, prefix))
 		c.Close()
 	}
 	return errors.Join(errs...)

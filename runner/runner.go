@@ -157,6 +157,7 @@ type running struct {
 	// down was meant to go.
 	nodeFaults bool
 	wx         *witnessing // nil without a witness
+	held       *claim      // the run's claim on its id (see claimRun)
 	s          *session
 	rec        *results.Record
 }
@@ -195,7 +196,12 @@ func (r *running) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.s = s
+	held, err := claimRun(ctx, s.topo, p.Client, opts.RunID, opts.Shard)
+	if err != nil {
+		s.close(ctx, p.Client, "") // the keys are another run's too
+		return err
+	}
+	r.s, r.held = s, held
 	if err := s.checkFaults(p.Faults, p.AllowDestructive); err != nil {
 		return err
 	}
@@ -314,6 +320,7 @@ func (r *running) close(ctx context.Context) {
 	if r.s != nil {
 		r.s.close(ctx, r.p.Client, r.cleanupPrefix)
 	}
+	r.held.release(ctx) // after the cleanup
 	if r.wx != nil {
 		r.wx.w.Close()
 	}

@@ -142,7 +142,7 @@ func tryStartNode(ctx context.Context, path string, cfg nodeConfig) (*node, stri
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: no free port: %w", ErrStart, err)
 	}
-	dir, err := os.MkdirTemp("", "lockbench-redis-*")
+	dir, err := newNodeDir() // named and marked as this process's: see RemoveStaleDirs
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrStart, err)
 	}
@@ -223,6 +223,7 @@ func (n *node) start(ctx context.Context) error {
 	if n.onStart != nil {
 		n.onStart(cmd.Process.Pid)
 	}
+	_ = writeMark(n.dir, serverFile, cmd.Process.Pid) // a detached node's directory lives as long as it
 	p := &process{cmd: cmd, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()

@@ -47,7 +47,7 @@ func TestClosedLoopTurnDoesNotAllocate(t *testing.T) {
 				})
 			}
 			oracle := metrics.NewOracle(max(spec.Keys, spec.Clients), 1)
-			d, err := newDriver(spec, newLock, oracle)
+			d, err := newDriver(context.Background(), spec, newLock, oracle)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 	if len(spec.Stages) > 0 {
 		spec.Duration = StagesDuration(spec.Stages)
 	}
-	d, err := newDriver(spec, newLock, oracle)
+	d, err := newDriver(ctx, spec, newLock, oracle)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -140,7 +140,7 @@ type driver struct {
 	margins []*metrics.Margins
 }
 
-func newDriver(spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
+func newDriver(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
 	spec.Keys = max(spec.Keys, 1)
 	if spec.KeyPerClient {
 		spec.Keys = max(spec.Keys, spec.FirstClient+spec.Clients)
@@ -157,6 +157,10 @@ func newDriver(spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
 		d.margins = append(d.margins, d.newMargins())
 	}
 	for i := range spec.Clients {
+		if err := ctx.Err(); err != nil { // a signal while many clients are made
+			d.closeLocks()
+			return nil, fmt.Errorf("workloads: stopped creating clients at %d of %d: %w", i, spec.Clients, err)
+		}
 		c := &client{d: d, index: i, process: spec.FirstClient + i, stripe: i % d.stripes, rnd: rand.New(rand.NewPCG(seed, uint64(i)))}
 		clock := spec.Clocks.NewClock(c.rnd, created)
 		if spec.Clocks.Skew != (Skew{}) {

@@ -22,14 +22,16 @@ const (
 	exitThresholds  = 1   // a --check did not hold
 	exitUsage       = 2   // bad flags, values, URLs, or an unreachable target
 	exitRunFailed   = 3   // the run itself failed
-	exitInterrupted = 130 // stopped by SIGINT or SIGTERM; what was measured is saved
+	exitInterrupted = 130 // stopped by SIGINT or SIGTERM; the message says what was saved, and where
 )
 
-// errInterrupted reports a run stopped by a signal after it saved what it
-// measured; errThresholds a run whose --check thresholds failed.
+// errInterrupted reports a command stopped by a signal: its message goes on
+// to say what was saved and where (errNothingMeasured: nothing was);
+// errThresholds a run whose --check thresholds failed.
 var (
-	errInterrupted = errors.New("interrupted")
-	errThresholds  = errors.New("thresholds failed")
+	errInterrupted     = errors.New("interrupted")
+	errNothingMeasured = fmt.Errorf("%w before anything was measured: no record written", errInterrupted)
+	errThresholds      = errors.New("thresholds failed")
 )
 
 // usageError is bad input: its message names the flag and what it accepts.
@@ -149,11 +151,10 @@ func exitStatus(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	fmt.Fprintln(stderr, "lockbench: "+strings.ReplaceAll(err.Error(), "\n", " "))
 	if errors.Is(err, errInterrupted) {
-		fmt.Fprintln(stderr, "lockbench: interrupted; what was measured is saved")
 		return exitInterrupted
 	}
-	fmt.Fprintln(stderr, "lockbench: "+strings.ReplaceAll(err.Error(), "\n", " "))
 	if errors.Is(err, errThresholds) {
 		return exitThresholds
 	}

@@ -28,6 +28,9 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usagef("--scenarios: %w", err)
 		}
 	}
+	if err := checkOutFile("--out", *out); err != nil { // before the scenarios run
+		return err
+	}
 	var findings []results.Finding
 	for _, s := range plan.Scenarios {
 		if len(*only) > 0 && !slices.Contains(*only, s.Name) {
@@ -43,7 +46,7 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("scenario %s: %w", s.Name, err)
 		}
 		if rec.Interrupted {
-			return errInterrupted
+			return fmt.Errorf("%w during scenario %s: %s not written", errInterrupted, s.Name, *out)
 		}
 		findings = append(findings, results.Finding{Name: s.Name, Tests: s.Tests, Source: s.Source, Predicts: s.Predicts,
 			Command: "lockbench run --scenario " + s.Name, Expect: s.Expect, Record: rec})

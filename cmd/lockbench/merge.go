@@ -12,9 +12,9 @@ import (
 	"github.com/lockbench/lockbench/witness"
 )
 
-// runMerge combines records of shards of one load into one. Records of a
-// sharded run (--shard) must be of one run; a missing shard is reported on
-// stderr, and the merge goes on.
+// runMerge combines the records of the shards of one run (--run-id ID
+// --shard i/N) into one; records of separate runs are refused. A missing
+// shard is reported on stderr, and the merge goes on.
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", stderr)
 	out := fs.StringP("out", "o", "", "the merged record's `FILE` (required)")
@@ -35,6 +35,9 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if info, err := os.Stat(*out); err == nil && info.IsDir() {
 		return usagef("--out: %s is a directory; give a file (-o merged.json)", *out)
+	}
+	if err := checkOutFile("--out", *out); err != nil {
+		return err
 	}
 	if err := results.CheckFormat(*format); err != nil {
 		return usagef("--format: %w", err)
@@ -62,6 +65,11 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("merge: give at least two records, or the one shard left of a sharded run (lockbench merge A.json B.json -o merged.json)")
 	}
 	merged, err := results.Merge(recs)
+	if err == nil {
+		// After Merge, which says first what else does not fit (another
+		// configuration): only the shards of one run add up to a load.
+		err = results.CheckOneRun(recs)
+	}
 	if err != nil {
 		// Merge counts records from 1; name the files they came from.
 		return usagef("merge %s: %w", strings.Join(fs.Args(), " "), err)

@@ -1,17 +1,19 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
-// Two records of the same load merge into sums of their counts and
+// Two records of the same load (the shards of one run) merge into sums of their counts and
 // violations, with percentiles from their merged histograms; records of
 // other configurations, or broken ones, are refused.
 func TestMerge(t *testing.T) {
@@ -26,7 +28,10 @@ func TestMerge(t *testing.T) {
 		}
 		return out
 	}
-	a, b := run("a.json"), run("b.json")
+	// Merge takes the shards of one run.
+	runID := fmt.Sprintf("merge-test-%d", time.Now().UnixNano())
+	shard := func(i int) []string { return []string{"--run-id", runID, "--shard", fmt.Sprintf("%d/2", i)} }
+	a, b := run("a.json", shard(1)...), run("b.json", shard(2)...)
 	merged := filepath.Join(dir, "m.json")
 	if _, stderr, status := runCLI(t, "merge", a, b, "-o", merged); status != exitOK {
 		t.Fatalf("merge: %d %s", status, stderr)
@@ -51,7 +56,7 @@ func TestMerge(t *testing.T) {
 		}
 	}
 
-	other := run("c.json", "--hold", "2ms")
+	other := run("c.json", append(shard(2), "--hold", "2ms")...)
 	if _, stderr, status := runCLI(t, "merge", a, other, "-o", filepath.Join(dir, "x.json")); status != exitUsage || !strings.Contains(stderr, "another configuration") {
 		t.Errorf("merging other configurations: %d %q", status, stderr)
 	}
@@ -63,5 +68,45 @@ func TestMerge(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.json")); err == nil {
 		t.Error("a refused merge wrote a file")
+	}
+}
+
+// Records of separate runs do not merge: their sum would claim a load
+// nobody ran. Each refusal is exit 2, one line naming the field that
+// differs, and writes nothing.
+func TestMergeRefusesSeparateRuns(t *testing.T) {
+	dir := t.TempDir()
+	base, err := results.Load(filepath.Join("..", "..", "results", "baselines", "regress.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	save := func(name string, edit func(r *results.Record)) string {
+		r := *base
+		edit(&r)
+		path := filepath.Join(dir, name)
+		if err := results.Save(&r, path); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := save("a.json", func(r *results.Record) { r.RunID = "run-a" })
+	b := save("b.json", func(r *results.Record) { r.RunID = "run-b" })
+	again := save("again.json", func(r *results.Record) { r.RunID = "run-a" })
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		want  string
+	}{
+		{"two runs", []string{a, b}, "run_id differs"},
+		{"one run id, no shards", []string{a, again}, "shard: record 1 (run run-a) is no shard"},
+	} {
+		out := filepath.Join(dir, "merged.json")
+		stdout, stderr, status := runCLI(t, append(append([]string{"merge"}, tc.paths...), "-o", out)...)
+		if status != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) || stdout != "" {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and one line saying %q", tc.name, status, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: a refused merge wrote %s", tc.name, out)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -62,11 +63,15 @@ type runOptions struct {
 	witness        string // run only
 	shardWait      time.Duration
 	history        historyFlags // run only
+	overwrite      bool         // run only
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, p, help, err := parseRun(args, stderr)
 	if help || err != nil {
+		return err
+	}
+	if err := o.preflight(p); err != nil {
 		return err
 	}
 	return execute(ctx, p, o, stdout, stderr)
@@ -79,6 +84,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	fs.StringVar(&o.runID, "run-id", "", "the `ID` of the run, naming its keys (lockbench:<run-id>:) and its record: 1-64 of A-Z a-z 0-9 . _ - (default: start time and a random suffix)")
 	fs.StringVar(&o.shard, "shard", "", "run shard `i/N` (1/3): this process's share of each cell's clients, or of the offered rate; needs --run-id, the same in every shard (see lockbench merge)")
 	fs.StringVar(&o.witness, "witness", "", "keep the oracle in a Redis of its own at `URL` (redis://host:port), never one under test: the shards of a run are checked together there, meet there before each cell and leave their records there for merge; password from $"+witnessPasswordEnv)
+	fs.BoolVar(&o.overwrite, "overwrite", false, "replace a record of the same run id already at --out (default: refuse, before the run)")
 	fs.DurationVar(&o.shardWait, "shard-wait", runner.DefaultShardWait, "how long a shard waits at the witness for the others before the first cell (later cells: at most 30s); then it starts without them")
 	o.history.register(fs)
 	if help, err = parse(fs, args); help || err != nil {
@@ -352,34 +358,27 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	}
 	rec, err := runner.Run(ctx, p, opts)
 	lv.stop()
-	out, err := saveRecord(ctx, rec, err, o.out)
 	if err != nil {
-		return err
+		return runError(ctx, err)
 	}
-	if err := results.RenderWith(stdout, rec, o.format, o.table.options(stdout)); err != nil {
-		return err
+	if rec.Interrupted && !measuredAny(rec) {
+		return errNothingMeasured
 	}
-	fmt.Fprintf(stderr, "lockbench: record saved to %s\n", out)
-	if err := writeRunReport(o.report, rec, stderr); err != nil {
-		return err
-	}
-	if o.hlog != "" {
-		paths, err := results.WriteIntervalLogs(o.hlog, rec)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "lockbench: interval logs: %s\n", strings.Join(paths, " "))
-	}
+	to := deliverable{record: recordPath(o.out, rec.RunID, shard), report: o.report, hlog: o.hlog}
+	saved, err := deliver(rec, to, func() error { return results.RenderWith(stdout, rec, o.format, o.table.options(stdout)) }, stderr)
 	historyErr := reportHistories(rec, stderr)
 	if rec.Interrupted {
-		return errInterrupted
+		return fmt.Errorf("%w; what was measured is %s", errInterrupted, saved)
 	}
 	if rec.Failure != "" {
 		// Not wrapped: the run failed (exit 3), its input was fine.
-		return fmt.Errorf("run failed: %s; what was measured is saved in %s", rec.Failure, out)
+		return fmt.Errorf("run failed: %s; what was measured is %s", rec.Failure, saved)
+	}
+	if err != nil {
+		return err
 	}
 	if failed, why := results.AllFailed(rec); failed {
-		return fmt.Errorf("run failed: %s; what was measured is saved in %s", why, out)
+		return fmt.Errorf("run failed: %s; what was measured is %s", why, saved)
 	}
 	if failed := results.Evaluate(rec, o.thresholds); len(failed) > 0 {
 		for _, f := range failed {
@@ -390,24 +389,16 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	return historyErr
 }
 
-// saveRecord saves the record of a run that returned runErr to out, by
-// default results/runs/<run-id>.json (<run-id>.shard-i-of-N.json for a
-// shard), and returns the path. A run that failed has nothing to save: its
-// error, errInterrupted when a signal stopped it.
-func saveRecord(ctx context.Context, rec *results.Record, runErr error, out string) (string, error) {
-	if runErr != nil {
-		if ctx.Err() != nil {
-			return "", errInterrupted
-		}
-		return "", runErr
-	}
+// runError is the error of a run that measured nothing: errNothingMeasured
+// when a signal stopped it, a usage error when another run holds its id.
+func runError(ctx context.Context, err error) error {
 	switch {
-	case out == "" && rec.Shard != nil:
-		out = results.DefaultPath(fmt.Sprintf("%s.shard-%d-of-%d", rec.RunID, rec.Shard.Index, rec.Shard.Count))
-	case out == "":
-		out = results.DefaultPath(rec.RunID)
+	case ctx.Err() != nil:
+		return errNothingMeasured
+	case errors.Is(err, runner.ErrRunIDInUse):
+		return usagef("--run-id: %w", err)
 	}
-	return out, results.Save(rec, out)
+	return err
 }
 
 // describeNodes lists nodes as role name=address.

@@ -72,6 +72,12 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if err := checkMemory(p, nil); err != nil {
+		return err
+	}
+	if err := checkSweepOutputs(o); err != nil {
+		return err
+	}
 	warnEvenRedlock(stderr, p.Topology)
 	lv, err := startLive(o.live, p, stderr)
 	if err != nil {
@@ -90,29 +96,33 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		lv.cell(c, "")
 	}})
 	lv.stop()
-	out, err := saveRecord(ctx, rec, err, o.out)
 	if err != nil {
-		return err
+		return runError(ctx, err)
 	}
-	if o.format == "json" || o.format == "csv" {
-		err = results.Render(stdout, rec, o.format)
-	} else {
-		err = results.RenderSweep(stdout, rec, o.format == "markdown")
+	if rec.Interrupted && !measuredAny(rec) {
+		return errNothingMeasured
 	}
-	if err == nil && o.format == "table" && o.table.given() { // and every step's cell
-		err = results.RenderWith(stdout, rec, o.format, o.table.options(stdout))
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "lockbench: record saved to %s\n", out)
-	if err := writeRunReport(o.report, rec, stderr); err != nil {
-		return err
-	}
+	to := deliverable{record: recordPath(o.out, rec.RunID, nil), report: o.report}
+	saved, err := deliver(rec, to, func() error {
+		if o.format == "json" || o.format == "csv" {
+			return results.Render(stdout, rec, o.format)
+		}
+		if err := results.RenderSweep(stdout, rec, o.format == "markdown"); err != nil || o.format != "table" || !o.table.given() {
+			return err
+		}
+		return results.RenderWith(stdout, rec, o.format, o.table.options(stdout)) // and every step's cell
+	}, stderr)
 	if rec.Interrupted {
-		return errInterrupted
+		return fmt.Errorf("%w; what was measured is %s", errInterrupted, saved)
 	}
-	return nil
+	return err
+}
+
+// checkSweepOutputs checks sweep's --out (or the default results/runs/)
+// and --report before any load. (--hlog is run's.)
+func checkSweepOutputs(o runOptions) error {
+	o.hlog = ""
+	return o.checkOutputs()
 }
 
 // sweepDefaults gives ov the sweep's own client steps (sweeping rates:
