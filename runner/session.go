@@ -26,6 +26,12 @@ type session struct {
 	startup time.Duration
 }
 
+// PoolSize is the connections a session's go-redis client may have busy
+// at once per node, for a run of clients clients: one per client, and as
+// many again for the variants that hold a dedicated connection while
+// they send on another.
+func PoolSize(clients int) int { return 2*clients + 8 }
+
 // openSession opens the plan's topology and connects its clients.
 func openSession(ctx context.Context, p plan.Plan) (*session, error) {
 	began := time.Now()
@@ -41,7 +47,7 @@ func openSession(ctx context.Context, p plan.Plan) (*session, error) {
 			return nil, err
 		}
 	}
-	s.conns, err = clients.Connect(ctx, access, clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8})
+	s.conns, err = clients.Connect(ctx, access, clients.Options{Library: p.Client, PoolSize: PoolSize(slices.Max(p.Clients))})
 	if err != nil {
 		s.closeNet()
 		topo.Close()
