@@ -17,7 +17,7 @@ import (
 func connectGroups(ctx context.Context, p plan.Plan, topo topologies.Topology, network *faults.Network) ([][]clients.Client, error) {
 	var groups [][]clients.Client
 	for _, name := range p.ClientGroupNames() {
-		opts := clients.Options{Library: p.Client, PoolSize: 2*slices.Max(p.Clients) + 8}
+		opts := clients.Options{Library: p.Client, PoolSize: PoolSize(slices.Max(p.Clients))}
 		if network != nil {
 			opts.Dial = network.Dialer(name)
 		}

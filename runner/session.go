@@ -27,6 +27,12 @@ type session struct {
 	startup time.Duration
 }
 
+// PoolSize is the connections a session's go-redis client may have busy
+// at once per node, for a run of clients clients: one per client, and as
+// many again for the variants that hold a dedicated connection while
+// they send on another.
+func PoolSize(clients int) int { return 2*clients + 8 }
+
 // openSession opens the plan's topology, with proxies on its links when
 // the plan has network faults, and connects its clients, each client group
 // on connections of its own.

@@ -58,6 +58,9 @@ func (e *ServerError) Error() string { return "redis: " + e.Msg }
 
 // IsNoScript reports whether err is Redis' NOSCRIPT reply to EVALSHA.
 func IsNoScript(err error) bool {
+	if err == nil {
+		return false // no errors.As: its target escapes, an allocation per call
+	}
 	var se *ServerError
 	return errors.As(err, &se) && strings.HasPrefix(se.Msg, "NOSCRIPT")
 }

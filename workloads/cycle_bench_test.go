@@ -3,15 +3,11 @@ package workloads_test
 import (
 	"context"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
-	"github.com/redis/rueidis"
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/metrics"
@@ -23,13 +19,6 @@ import (
 // cycleClients is how many clients (goroutines) every cycle benchmark
 // spreads its acquisitions over.
 const cycleClients = 16
-
-// compareAndDelete is the release of lua-release (variants/lua/compare_del.lua),
-// sent by the bare loops through their library's own script support.
-const compareAndDelete = `if redis.call("GET", KEYS[1]) == ARGV[1] then
-	return redis.call("DEL", KEYS[1])
-end
-return 0`
 
 // BenchmarkLockCycle is what lockbench itself costs per acquisition: the
 // uncontended cycle of lua-release (SET key token NX PX 10000, then the Lua
@@ -109,48 +98,18 @@ func BenchmarkOpenLoopCycle(b *testing.B) {
 	}
 }
 
-// benchBare runs b.N cycles on the library under conn directly.
+// benchBare runs b.N cycles on the library under conn directly: the bare
+// loop that lockbench calibrate runs too.
 func benchBare(b *testing.B, conn clients.Client, prefix string) {
-	var cycle func(ctx context.Context, key, token string) error
-	switch native := conn.(type) {
-	case variants.RueidisNative:
-		client, _ := native.Rueidis()
-		script := rueidis.NewLuaScript(compareAndDelete)
-		cycle = func(ctx context.Context, key, token string) error {
-			if err := client.Do(ctx, client.B().Set().Key(key).Value(token).Nx().PxMilliseconds(10000).Build()).Error(); err != nil {
-				return err
-			}
-			n, err := script.Exec(ctx, client, []string{key}, []string{token}).AsInt64()
-			if err == nil && n != 1 {
-				b.Errorf("release of %s deleted %d keys", key, n)
-			}
-			return err
-		}
-	case variants.GoRedisNative:
-		client := native.GoRedis()
-		script := redis.NewScript(compareAndDelete)
-		cycle = func(ctx context.Context, key, token string) error {
-			if err := client.SetArgs(ctx, key, token, redis.SetArgs{Mode: "NX", TTL: 10 * time.Second}).Err(); err != nil {
-				return err
-			}
-			n, err := script.Run(ctx, client, []string{key}, token).Int64()
-			if err == nil && n != 1 {
-				b.Errorf("release of %s deleted %d keys", key, n)
-			}
-			return err
-		}
-	default:
-		b.Fatalf("%T hands out no client of its own", conn)
+	spec := workloads.BareSpec{Clients: cycleClients, Prefix: prefix, Release: workloads.BareCompareAndDelete, Ops: int64(b.N)}
+	before := readUsage()
+	b.ResetTimer()
+	out, err := workloads.BareLoop(b.Context(), conn, spec)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
 	}
-	spread(b, func(ctx context.Context, i int, next func() bool) {
-		key, token := prefix+strconv.Itoa(i), "token-"+strconv.Itoa(i)
-		for next() {
-			if err := cycle(ctx, key, token); err != nil {
-				b.Errorf("cycle: %v", err)
-				return
-			}
-		}
-	})
+	readUsage().report(b, before, out.Cycles)
 }
 
 // benchVariant runs b.N cycles of lua-release's Acquire and Release.

@@ -14,14 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
-	"github.com/lockbench/lockbench/workloads"
+	"github.com/lockbench/lockbench/variants"
 )
 
 // The traffic calibrate offers: an uncontended lock cycle per connection,
@@ -29,7 +25,6 @@ import (
 const (
 	calibrateVariant = "set-nx-ex"
 	calibrateTTL     = 10 * time.Second
-	calibrateWarmup  = time.Second
 	// benchmarkKeyspace is redis-benchmark's -r: __rand_int__ ranges over
 	// this many key names, so that its SETs rarely find a key already set.
 	benchmarkKeyspace = 1000000
@@ -42,14 +37,28 @@ const bothClients = "both"
 // each client library should reach for lockbench not to be the bottleneck.
 var calibrateTargets = map[string]float64{"rueidis": 1.0, "go-redis": 0.8}
 
+// The targets against the bare loop, for every client library: lockbench
+// should reach this fraction of the bare loop's cycles/s and spend at
+// most this multiple of its CPU per cycle.
+const (
+	bareThroughputTarget = 0.9
+	bareCPUTarget        = 1.25
+)
+
 // calibrateOptions are the flags of lockbench calibrate.
 type calibrateOptions struct {
 	// connections is the number of connections on each side. Default 50.
 	connections int
 	// requests is what redis-benchmark sends per command. Default 200000.
 	requests int
-	// duration is the measured time of each lockbench run. Default 5s.
+	// duration is the measured time of each lockbench run and bare loop.
+	// Default 5s.
 	duration time.Duration
+	// warmup runs before each lockbench run and bare loop. Default 1s.
+	warmup time.Duration
+	// pairs is how many times redis-benchmark and lockbench take turns.
+	// Default 3.
+	pairs int
 	// client is rueidis, go-redis or both. Default both.
 	client string
 	// benchmark is the redis-benchmark binary, looked up on PATH. Default
@@ -62,7 +71,9 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := newFlagSet("calibrate", stderr)
 	fs.IntVar(&o.connections, "connections", 50, "`N` connections of redis-benchmark, and as many clients of lockbench")
 	fs.IntVar(&o.requests, "requests", 200000, "`N` requests redis-benchmark sends per command (SET, then DEL)")
-	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured time of each lockbench run (after a 1s warm-up)")
+	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured time of each lockbench run and bare loop")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "warm-up before each lockbench run and bare loop, not measured")
+	fs.IntVar(&o.pairs, "pairs", 3, "`N` turns of redis-benchmark, then lockbench; the figures are their medians")
 	fs.StringVar(&o.client, "client", bothClients, "client `LIBRARY` of lockbench: "+strings.Join(clients.Names, ", ")+" or "+bothClients)
 	if help, err := parse(fs, args); help || err != nil {
 		return err
@@ -84,6 +95,10 @@ func (o calibrateOptions) check() ([]string, error) {
 		return nil, usagef("--requests: must be at least 1 (got %d)", o.requests)
 	case o.duration <= 0:
 		return nil, usagef("--duration: must be a positive duration such as 5s or 500ms (got %v)", o.duration)
+	case o.warmup < 0:
+		return nil, usagef("--warmup: must be a duration of 0 or more such as 1s or 0 (got %v)", o.warmup)
+	case o.pairs < 1:
+		return nil, usagef("--pairs: must be at least 1 (got %d)", o.pairs)
 	case o.client == bothClients:
 		return clients.Names, nil
 	}
@@ -93,21 +108,10 @@ func (o calibrateOptions) check() ([]string, error) {
 	return []string{o.client}, nil
 }
 
-// calibrationRow is one row of calibrate's table. Latencies are in
-// microseconds.
-type calibrationRow struct {
-	name string
-	// library is the client library of a lockbench row; "" for
-	// redis-benchmark.
-	library        string
-	cyclesPerS     float64
-	setP50, setP99 float64
-	delP50, delP99 float64
-}
-
-// calibrate starts one redis-server, offers it the same traffic through
-// lockbench and redis-benchmark, and prints both. The server is stopped on
-// every way out.
+// calibrate starts one redis-server and offers it the same traffic through
+// redis-benchmark, then through each library's bare loop and lockbench,
+// o.pairs times in turn, and prints the medians and the verdicts. The
+// server is stopped on every way out.
 func calibrate(ctx context.Context, o calibrateOptions, libraries []string, stdout, stderr io.Writer) (err error) {
 	server, err := topologies.StartLocal(ctx, topologies.Spec{Name: "local"})
 	if err != nil {
@@ -118,82 +122,83 @@ func calibrate(ctx context.Context, o calibrateOptions, libraries []string, stdo
 			err = errors.Join(err, fmt.Errorf("calibrate: stop redis-server: %w", cerr))
 		}
 	}()
-	addr := server.Access().Endpoints[0].Addr
+	access := server.Access()
+	addr := access.Endpoints[0].Addr
 	fmt.Fprintf(stderr, "lockbench: calibrate on redis-server at %s (up in %.2fs)\n", addr, server.StartupTime().Seconds())
 
-	// lockbench goes first: redis-benchmark leaves its SETs' keys behind
-	// until they expire, and their expiry would cost the server time.
-	var rows []calibrationRow
-	for _, lib := range libraries {
-		fmt.Fprintf(stderr, "lockbench: calibrate: lockbench %s, %d clients, %v + %v warm-up\n", lib, o.connections, o.duration, calibrateWarmup)
-		row, err := measureLockbench(ctx, addr, lib, o)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row)
-	}
-
-	var missing string
-	path, lookErr := exec.LookPath(o.benchmark)
-	if lookErr != nil {
-		missing = fmt.Sprintf("%s not installed (apt-get install -y redis-tools, or brew install redis); lockbench's figures alone, no ratios", o.benchmark)
+	var missing, path string
+	if p, lookErr := exec.LookPath(o.benchmark); lookErr != nil {
+		missing = fmt.Sprintf("%s not installed (apt-get install -y redis-tools, or brew install redis); lockbench's figures alone, no ratios to it", o.benchmark)
 	} else {
-		row, err := measureBenchmark(ctx, path, addr, o, stderr)
-		if err != nil {
-			return err
-		}
-		rows = append([]calibrationRow{row}, rows...)
+		path = p
 	}
-	return renderCalibration(stdout, rows, o.connections, missing)
-}
-
-// measureLockbench runs the lock cycle through lockbench's runner with
-// library against the server at addr.
-func measureLockbench(ctx context.Context, addr, library string, o calibrateOptions) (calibrationRow, error) {
-	p := plan.Plan{
-		Variants: []string{calibrateVariant},
-		Clients:  []int{o.connections},
-		Client:   library,
-		Topology: topologies.Spec{Targets: []string{"redis://" + addr}},
-		Workload: workloads.Spec{KeyPerClient: true, Hold: workloads.Fixed(0), Think: workloads.Fixed(0),
-			Duration: o.duration, Warmup: calibrateWarmup},
-		TTL: calibrateTTL,
+	m, err := newMeasurers(ctx, access, path, o, libraries, stderr)
+	if err != nil {
+		return err
 	}
-	rec, err := runner.Run(ctx, p, runner.Options{})
+	defer m.close()
+	samples, err := runCalibration(ctx, calibrationSteps(o.pairs, libraries, path != ""), m, stderr)
 	switch {
 	case ctx.Err() != nil:
-		return calibrationRow{}, fmt.Errorf("calibrate: interrupted, nothing printed: %w", context.Cause(ctx))
+		return fmt.Errorf("calibrate: interrupted, nothing printed: %w", context.Cause(ctx))
 	case err != nil:
-		return calibrationRow{}, fmt.Errorf("calibrate: lockbench %s: %w", library, err)
-	case len(rec.Cells) != 1:
-		return calibrationRow{}, fmt.Errorf("calibrate: lockbench %s: %d cells, want 1", library, len(rec.Cells))
+		return err
 	}
-	c := rec.Cells[0]
-	switch {
-	case c.Error != "":
-		return calibrationRow{}, fmt.Errorf("calibrate: lockbench %s: %s", library, c.Error)
-	case c.Errors > 0 || c.Timeouts > 0 || c.Acquisitions == 0:
-		return calibrationRow{}, fmt.Errorf("calibrate: lockbench %s: %d acquisitions, %d errors, %d timeouts; the figures would mislead",
-			library, c.Acquisitions, c.Errors, c.Timeouts)
+	return renderCalibrate(stdout, summarize(samples, libraries, path != ""), o, missing)
+}
+
+// newMeasurers returns the measurements of a calibrate run against the
+// server at access: redis-benchmark at path ("" for none), and per
+// library a bare loop on a client of its own, sized as a run's, and a
+// lockbench run.
+func newMeasurers(ctx context.Context, access topologies.Access, path string, o calibrateOptions, libraries []string, stderr io.Writer) (*measurers, error) {
+	addr := access.Endpoints[0].Addr
+	m := &measurers{bareConns: map[string]clients.Client{}}
+	for _, lib := range libraries {
+		conns, err := clients.Connect(ctx, access, clients.Options{Library: lib, PoolSize: runner.PoolSize(o.connections)})
+		if err != nil {
+			m.close()
+			return nil, fmt.Errorf("calibrate: %s: %w", lib, err)
+		}
+		m.bareConns[lib] = conns[0]
 	}
-	return calibrationRow{
-		name: "lockbench " + library, library: library, cyclesPerS: c.ThroughputPerS,
-		setP50: c.AcquireLatencyUS.P50, setP99: c.AcquireLatencyUS.P99,
-		delP50: c.ReleaseLatencyUS.P50, delP99: c.ReleaseLatencyUS.P99,
-	}, nil
+	m.benchmark = func(ctx context.Context) (calibrationSample, error) {
+		s, err := measureBenchmark(ctx, path, addr, o, stderr)
+		if err != nil {
+			return s, err
+		}
+		// Its SETs leave keys behind until they expire, which would cost
+		// the server time in the next turn: this server is calibrate's own.
+		if _, err := m.bareConns[libraries[0]].Do(ctx, variants.Bare("FLUSHDB")); err != nil {
+			return s, fmt.Errorf("calibrate: FLUSHDB after redis-benchmark: %w", err)
+		}
+		return s, nil
+	}
+	m.bare = func(ctx context.Context, lib string) (calibrationSample, error) {
+		fmt.Fprintf(stderr, "lockbench: calibrate: bare loop %s, %d clients, %v + %v warm-up\n", lib, o.connections, o.duration, o.warmup)
+		return measureBare(ctx, m.bareConns[lib], lib, o)
+	}
+	m.lockbench = func(ctx context.Context, lib string) (calibrationSample, error) {
+		fmt.Fprintf(stderr, "lockbench: calibrate: lockbench %s, %d clients, %v + %v warm-up\n", lib, o.connections, o.duration, o.warmup)
+		return measureLockbench(ctx, addr, lib, o)
+	}
+	return m, nil
 }
 
 // measureBenchmark runs redis-benchmark once per command of the cycle and
-// combines the two into one row.
-func measureBenchmark(ctx context.Context, path, addr string, o calibrateOptions, stderr io.Writer) (calibrationRow, error) {
-	var results [2]benchmarkResult
+// combines the two into one sample; its CPU is redis-benchmark's own.
+func measureBenchmark(ctx context.Context, path, addr string, o calibrateOptions, stderr io.Writer) (calibrationSample, error) {
+	var (
+		results [2]benchmarkResult
+		cpu     time.Duration
+	)
 	for i, command := range [][]string{
 		{"SET", "lb:__rand_int__", "x", "NX", "PX", strconv.FormatInt(calibrateTTL.Milliseconds(), 10)},
 		{"DEL", "lb:__rand_int__"},
 	} {
 		args, err := benchmarkArgs(addr, o.connections, o.requests, command)
 		if err != nil {
-			return calibrationRow{}, fmt.Errorf("calibrate: %w", err)
+			return calibrationSample{}, fmt.Errorf("calibrate: %w", err)
 		}
 		fmt.Fprintf(stderr, "lockbench: calibrate: redis-benchmark %s\n", strings.Join(args, " "))
 		var out, errOut bytes.Buffer
@@ -201,22 +206,23 @@ func measureBenchmark(ctx context.Context, path, addr string, o calibrateOptions
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		if err := cmd.Run(); err != nil {
 			if ctx.Err() != nil {
-				return calibrationRow{}, fmt.Errorf("calibrate: interrupted, nothing printed: %w", context.Cause(ctx))
+				return calibrationSample{}, fmt.Errorf("calibrate: interrupted, nothing printed: %w", context.Cause(ctx))
 			}
-			return calibrationRow{}, fmt.Errorf("calibrate: redis-benchmark %s: %w: %s", command[0], err, strings.TrimSpace(errOut.String()))
+			return calibrationSample{}, fmt.Errorf("calibrate: redis-benchmark %s: %w: %s", command[0], err, strings.TrimSpace(errOut.String()))
 		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		parsed, err := parseBenchmarkCSV(out.Bytes())
 		if err != nil {
-			return calibrationRow{}, fmt.Errorf("calibrate: redis-benchmark %s: %w", command[0], err)
+			return calibrationSample{}, fmt.Errorf("calibrate: redis-benchmark %s: %w", command[0], err)
 		}
 		if len(parsed) != 1 {
-			return calibrationRow{}, fmt.Errorf("calibrate: redis-benchmark %s: %d results, want 1", command[0], len(parsed))
+			return calibrationSample{}, fmt.Errorf("calibrate: redis-benchmark %s: %d results, want 1", command[0], len(parsed))
 		}
 		results[i] = parsed[0]
 	}
 	set, del := results[0], results[1]
-	return calibrationRow{
-		name: "redis-benchmark", cyclesPerS: cycleRate(set.RPS, del.RPS),
+	return calibrationSample{
+		cyclesPerS: cycleRate(set.RPS, del.RPS), cpuPerCycle: cpu / time.Duration(o.requests),
 		setP50: set.P50MS * 1000, setP99: set.P99MS * 1000,
 		delP50: del.P50MS * 1000, delP99: del.P99MS * 1000,
 	}, nil
@@ -301,78 +307,4 @@ func cycleRate(setPerS, delPerS float64) float64 {
 		return 0
 	}
 	return 1 / (1/setPerS + 1/delPerS)
-}
-
-// throughputRatio is lockbench's cycles/s over redis-benchmark's; zero when
-// the reference is not positive.
-func throughputRatio(lockbench, reference float64) float64 {
-	if reference <= 0 {
-		return 0
-	}
-	return lockbench / reference
-}
-
-// targetLine says whether library reaches its target at ratio.
-func targetLine(library string, ratio float64) string {
-	target, ok := calibrateTargets[library]
-	if !ok {
-		return fmt.Sprintf("%s: %.2f× redis-benchmark's cycles/s (no target)", library, ratio)
-	}
-	verdict := "meets target"
-	if ratio < target {
-		verdict = "below target"
-	}
-	return fmt.Sprintf("%s: %.2f× redis-benchmark's cycles/s, target ≥ %.2f×: %s", library, ratio, target, verdict)
-}
-
-// renderCalibration writes the table, the notes, and a target line per
-// client library. missing, when not empty, says why redis-benchmark's row
-// is absent.
-func renderCalibration(w io.Writer, rows []calibrationRow, connections int, missing string) error {
-	var reference float64
-	for _, r := range rows {
-		if r.library == "" {
-			reference = r.cyclesPerS
-		}
-	}
-	t := results.TextTable(w, tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight}, Global: tw.AlignRight}})
-	t.Header([]string{"", "cycles/s", "SET p50", "SET p99", "DEL p50", "DEL p99", "× redis-benchmark"})
-	var body [][]string
-	for _, r := range rows {
-		ratio := "-"
-		if reference > 0 {
-			ratio = strconv.FormatFloat(throughputRatio(r.cyclesPerS, reference), 'f', 2, 64)
-		}
-		body = append(body, []string{r.name, strconv.FormatFloat(r.cyclesPerS, 'f', 0, 64),
-			results.FormatMicros(r.setP50), results.FormatMicros(r.setP99), results.FormatMicros(r.delP50), results.FormatMicros(r.delP99), ratio})
-	}
-	if err := t.Bulk(body); err != nil {
-		return err
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	lines := []string{fmt.Sprintf("one redis-server, %d connections; a cycle is SET key token NX PX %d then DEL key, a key per connection",
-		connections, calibrateTTL.Milliseconds())}
-	for _, r := range rows {
-		if r.library == "rueidis" {
-			lines = append(lines, "rueidis pipelines concurrent commands over shared connections (auto-pipelining); redis-benchmark (-P 1) and go-redis send one at a time per connection")
-		}
-	}
-	if missing != "" {
-		lines = append(lines, missing)
-	} else {
-		lines = append(lines, "redis-benchmark runs SET and DEL apart (random keys); its cycles/s is 1 / (1/SET rps + 1/DEL rps)")
-		for _, r := range rows {
-			if r.library != "" {
-				lines = append(lines, targetLine(r.library, throughputRatio(r.cyclesPerS, reference)))
-			}
-		}
-	}
-	for _, line := range lines {
-		if _, err := fmt.Fprintln(w, line); err != nil {
-			return err
-		}
-	}
-	return nil
 }

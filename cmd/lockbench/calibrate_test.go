@@ -193,6 +193,8 @@ func TestCalibrateBadInput(t *testing.T) {
 		{[]string{"--duration", "0"}, []string{"--duration", "positive"}},
 		{[]string{"--duration", "-1s"}, []string{"--duration", "positive"}},
 		{[]string{"--duration", "ten"}, []string{"--duration"}},
+		{[]string{"--warmup", "-1s"}, []string{"--warmup", "0 or more"}},
+		{[]string{"--pairs", "0"}, []string{"--pairs", "at least 1"}},
 		{[]string{"--client", "jedis"}, []string{"--client", `"jedis"`, "rueidis", "go-redis", "both"}},
 		{[]string{"extra"}, []string{`"extra"`}},
 	} {
@@ -262,7 +264,7 @@ func checkRow(t *testing.T, name string, row []string) {
 // redis-benchmark when it is installed.
 func TestCalibrateEndToEnd(t *testing.T) {
 	needRedisServer(t)
-	stdout, stderr, status := runCLI(t, "calibrate", "--connections", "8", "--requests", "5000", "--duration", "500ms")
+	stdout, stderr, status := runCLI(t, "calibrate", "--connections", "8", "--requests", "5000", "--duration", "500ms", "--warmup", "200ms", "--pairs", "2")
 	if status != exitOK {
 		t.Fatalf("status %d\nstderr: %s\nstdout: %s", status, stderr, stdout)
 	}
@@ -298,7 +300,7 @@ func TestCalibrateEndToEnd(t *testing.T) {
 // lockbench's figures alone.
 func TestCalibrateWithoutRedisBenchmark(t *testing.T) {
 	needRedisServer(t)
-	o := calibrateOptions{connections: 4, requests: 1, duration: 200 * time.Millisecond, client: "rueidis", benchmark: "redis-benchmark-not-installed-here"}
+	o := calibrateOptions{connections: 4, requests: 1, duration: 200 * time.Millisecond, pairs: 1, client: "rueidis", benchmark: "redis-benchmark-not-installed-here"}
 	var stdout, stderr bytes.Buffer
 	if err := calibrate(context.Background(), o, []string{"rueidis"}, &stdout, &stderr); err != nil {
 		t.Fatalf("calibrate: %v\nstderr: %s", err, stderr.String())

@@ -199,6 +199,7 @@ var commands = []command{{
 		{"Both client libraries, 50 connections", []string{"lockbench calibrate"}},
 		{"A quicker one: rueidis only, 16 connections",
 			[]string{"lockbench calibrate --client rueidis --connections 16 --requests 50000 --duration 2s"}},
+		{"Five pairs, for steadier medians on a busy machine", []string{"lockbench calibrate --pairs 5"}},
 	},
 	run: runCalibrate,
 }, {
