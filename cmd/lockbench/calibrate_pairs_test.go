@@ -243,13 +243,13 @@ func TestCalibrateVerdicts(t *testing.T) {
 
 // The options' defaults are the flags': three pairs, a second's warm-up.
 func TestCalibrateDefaults(t *testing.T) {
-	var help bytes.Buffer // on stdout or stderr
-	if err := runCalibrate(t.Context(), []string{"--help"}, &help, &help); err != nil {
-		t.Fatal(err)
+	help, _, status := runCLI(t, "calibrate", "--help")
+	if status != exitOK {
+		t.Fatalf("calibrate --help: status %d", status)
 	}
 	for _, want := range []string{"--pairs N", "(default 3)", "--warmup", "(default 1s)", "Examples:", "lockbench calibrate --pairs 5"} {
-		if !strings.Contains(help.String(), want) {
-			t.Errorf("help lacks %q:\n%s", want, help.String())
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
 		}
 	}
 }
