@@ -5,6 +5,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -197,9 +198,15 @@ func (r *running) open(ctx context.Context) error {
 		return err
 	}
 	held, err := claimRun(ctx, s.topo, p.Client, opts.RunID, opts.Shard)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrRunIDInUse):
 		s.close(ctx, p.Client, "") // the keys are another run's too
 		return err
+	case err != nil:
+		// A server that refuses the claim's write (at maxmemory, a
+		// read-only replica) refuses the run's locks too: the cells
+		// count those errors by kind, which says more than a refusal.
+		held = nil
 	}
 	r.s, r.held = s, held
 	if err := s.checkFaults(p.Faults, p.AllowDestructive); err != nil {
