@@ -27,11 +27,17 @@ type session struct {
 	startup time.Duration
 }
 
+// maxPoolSize bounds PoolSize: Redis refuses connections past its
+// maxclients (10000 by default), which a pool of one connection per client
+// reaches at 5,000 clients; past this bound clients wait in go-redis' pool
+// for a connection, as its authors intend (PoolTimeout), instead.
+const maxPoolSize = 2000
+
 // PoolSize is the connections a session's go-redis client may have busy
 // at once per node, for a run of clients clients: one per client, and as
 // many again for the variants that hold a dedicated connection while
-// they send on another.
-func PoolSize(clients int) int { return 2*clients + 8 }
+// they send on another, up to maxPoolSize.
+func PoolSize(clients int) int { return min(2*clients+8, maxPoolSize) }
 
 // openSession opens the plan's topology, with proxies on its links when
 // the plan has network faults, and connects its clients, each client group
