@@ -145,6 +145,9 @@ type Cell struct {
 	// Server is what the measured phase cost the Redis servers, from their
 	// own counters; nil where they do not report them.
 	Server *ServerCost `json:"server,omitempty"`
+	// ServerNote says what Server leaves out and why (a node that stopped
+	// answering, restarted or changed role), or why there is none.
+	ServerNote string `json:"server_note,omitempty"`
 
 	Fairness   metrics.Fairness `json:"fairness"`
 	Violations Violations       `json:"violations"`

@@ -5,7 +5,6 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
-	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/topologies"
@@ -353,24 +351,11 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note, WaitStrict: p.WaitStrict,
 		})
 	}
-	// Redis' own counters, read when the measured phase starts and ends,
+	// Redis' own counters, read over the measured phase (serverMeter),
 	// say what the cell cost the servers.
-	// The first snapshot runs beside the workload, so that a server that
-	// does not answer (a paused node) never holds the measured phase up.
-	var (
-		atMeasure int64
-		before    []metrics.ServerSnapshot
-		statsErr  error
-		snapped   = make(chan struct{})
-	)
-	stats, _ := openSnapshots(ctx, topo.Access(), topo.Nodes(), p.Client) // a node left out only weakens the cost
+	var atMeasure int64
+	stats := openMeter(ctx, topo.Access(), topo.Nodes(), p.Client, slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.NamesNode() }))
 	defer stats.close()
-	snapshot := func() ([]metrics.ServerSnapshot, error) {
-		if len(stats.nodes) == 0 {
-			return nil, errors.New("runner: no data node to snapshot")
-		}
-		return stats.take(context.WithoutCancel(ctx))
-	}
 	// The fault schedule starts with the measured phase and ends with the
 	// cell.
 	faultCtx, stopFaults := context.WithCancel(ctx)
@@ -378,13 +363,12 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	var scheduled atomic.Bool
 	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
-		go func() {
-			defer close(snapped)
-			before, statsErr = snapshot()
-		}()
+		stats.begin(ctx)
 		ctrl := control(p, topo)
 		scheduled.Store(true)
-		go func() { faultEvents <- faults.Run(faultCtx, p.Faults, ctrl, s.net, time.Now()) }()
+		go func() {
+			faultEvents <- faults.Run(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: ctrl, Net: s.net, Start: time.Now(), BeforeNode: stats.BeforeNode})
+		}()
 	})
 	stopFaults()
 	// The schedule restores what it paused or cut before it returns: the
@@ -413,15 +397,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	slices.SortFunc(cell.Faults, func(a, b faults.Event) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server.
 	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
-		select {
-		case <-snapped:
-			if statsErr == nil {
-				if after, err := snapshot(); err == nil {
-					cell.Server = results.NewServerCost(metrics.Cost(before, after), cell.Acquisitions)
-				}
-			}
-		case <-time.After(snapshotTimeout + time.Second): // the measured phase never started
-		}
+		cell.Server, cell.ServerNote = stats.finish(ctx, cell.Acquisitions)
 	}
 	return cell
 }
