@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -22,6 +23,7 @@ type goRedisDoer interface {
 type goRedisConn struct {
 	doer   goRedisDoer
 	client redis.UniversalClient // nil on a dedicated connection
+	moved  *goRedisMoved         // a dedicated connection in a cluster: follows MOVED once
 }
 
 var (
@@ -44,33 +46,92 @@ func newGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Co
 	for _, e := range access.Endpoints {
 		addrs = append(addrs, e.Addr)
 	}
+	// Errors are counted, not hidden: no command is sent again
+	// (MaxRetries -1) and a dial is tried once (DialerRetries 1; go-redis'
+	// default of 5 tries 100 ms apart stalled every command to a killed
+	// node for half a second or more).
 	var c redis.UniversalClient
 	switch {
 	case access.MasterName != "":
 		c = redis.NewFailoverClient(&redis.FailoverOptions{
 			MasterName: access.MasterName, SentinelAddrs: addrs,
 			Username: ep.Username, Password: ep.Password, SentinelUsername: ep.Username, SentinelPassword: ep.Password,
-			DB: ep.DB, TLSConfig: ep.TLS, PoolSize: poolSize, DialTimeout: ConnectTimeout,
+			DB: ep.DB, TLSConfig: ep.TLS, PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1,
 			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
 			Dialer: dial,
 		})
 	case access.Mode == topologies.ModeCluster:
-		c = redis.NewClusterClient(&redis.ClusterOptions{
+		cluster := redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: addrs, Username: ep.Username, Password: ep.Password, TLSConfig: ep.TLS,
-			PoolSize: poolSize, DialTimeout: ConnectTimeout,
+			PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1,
 			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
 			Dialer: dial,
 		})
+		cluster.OnNewNode(func(node *redis.Client) { node.AddHook(reloadOnFailure{cluster}) })
+		c = cluster
 	default:
 		c = redis.NewClient(&redis.Options{
 			Addr: ep.Addr, Username: ep.Username, Password: ep.Password, DB: ep.DB, TLSConfig: ep.TLS,
-			PoolSize: poolSize, DialTimeout: ConnectTimeout,
+			PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1,
 			MaxRetries:            -1, // errors are counted, not hidden
 			ContextTimeoutEnabled: true, DisableIdentity: true,
 			Dialer: dial,
 		})
 	}
 	return &goRedisConn{doer: c, client: c}
+}
+
+// reloadOnFailure has a cluster client read the cluster's slots again
+// (at most every 200 ms: go-redis' LazyReload) after a command to one of
+// its nodes failed other than by a reply, or met MOVED, ASK or CLUSTERDOWN.
+// go-redis reloads by itself only on redirections and READONLY met by the
+// cluster client's own commands, or a minute after the last reload: with
+// a master killed, its clients kept sending to it, never met a node that
+// redirects them, and did not follow the replica the cluster promoted
+// (measured: not one command on the new master to the end of the cell);
+// and a dedicated connection (Conn.Dedicated) is not redirected at all.
+// It is a hook on every node's client (ClusterClient.OnNewNode), so the
+// lock libraries that use the client directly (redsync, redislock) and
+// the dedicated connections, which inherit their node's hooks, reload too.
+type reloadOnFailure struct{ cluster *redis.ClusterClient }
+
+var _ redis.Hook = reloadOnFailure{}
+
+func (h reloadOnFailure) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h reloadOnFailure) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		h.after(err)
+		return err
+	}
+}
+
+func (h reloadOnFailure) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		h.after(err)
+		for _, c := range cmds {
+			h.after(c.Err())
+		}
+		return err
+	}
+}
+
+// after reloads when err says the node is gone, silent (a deadline
+// passed) or no longer serves the slot; not when the caller gave up.
+func (h reloadOnFailure) after(err error) {
+	if err == nil || errors.Is(err, redis.Nil) || errors.Is(err, redis.TxFailedErr) || errors.Is(err, context.Canceled) {
+		return
+	}
+	var re redis.Error
+	if errors.As(err, &re) {
+		msg := re.Error()
+		if !strings.HasPrefix(msg, "MOVED ") && !strings.HasPrefix(msg, "ASK ") && !strings.HasPrefix(msg, "CLUSTERDOWN") {
+			return
+		}
+	}
+	h.cluster.ReloadState(context.Background())
 }
 
 func args(cmd variants.Command) []any {
@@ -82,7 +143,11 @@ func args(cmd variants.Command) []any {
 }
 
 func (g *goRedisConn) Do(ctx context.Context, cmd variants.Command) (any, error) {
-	return decodeGoRedis(g.doer.Do(ctx, args(cmd)...).Result())
+	v, err := g.doer.Do(ctx, args(cmd)...).Result()
+	if g.moved.follow(ctx, g, err) {
+		v, err = g.doer.Do(ctx, args(cmd)...).Result()
+	}
+	return decodeGoRedis(v, err)
 }
 
 func isBare(cmd variants.Command, name string) bool {
@@ -97,12 +162,23 @@ func (g *goRedisConn) DoMulti(ctx context.Context, cmds ...variants.Command) []v
 	if n >= 2 && isBare(cmds[0], "MULTI") && isBare(cmds[n-1], "EXEC") {
 		return g.transaction(ctx, cmds[1:n-1])
 	}
-	pipe := g.doer.Pipeline()
-	pending := make([]*redis.Cmd, n)
-	for i, c := range cmds {
-		pending[i] = pipe.Do(ctx, args(c)...)
+	send := func() []*redis.Cmd {
+		pipe := g.doer.Pipeline()
+		pending := make([]*redis.Cmd, n)
+		for i, c := range cmds {
+			pending[i] = pipe.Do(ctx, args(c)...)
+		}
+		_, _ = pipe.Exec(ctx) // each command keeps its own error
+		return pending
 	}
-	_, _ = pipe.Exec(ctx) // each command keeps its own error
+	pending := send()
+	errs := make([]error, n)
+	for i, p := range pending {
+		errs[i] = p.Err()
+	}
+	if g.moved.follow(ctx, g, errs...) {
+		pending = send()
+	}
 	out := make([]variants.Result, n)
 	for i, p := range pending {
 		out[i].Value, out[i].Err = decodeGoRedis(p.Result())
@@ -113,12 +189,19 @@ func (g *goRedisConn) DoMulti(ctx context.Context, cmds ...variants.Command) []v
 // transaction runs inner in MULTI/EXEC and returns the replies of MULTI,
 // each queued command, and EXEC (an array, nil when a WATCH aborted it).
 func (g *goRedisConn) transaction(ctx context.Context, inner []variants.Command) []variants.Result {
-	pipe := g.doer.TxPipeline()
-	pending := make([]*redis.Cmd, len(inner))
-	for i, c := range inner {
-		pending[i] = pipe.Do(ctx, args(c)...)
+	send := func() ([]*redis.Cmd, error) {
+		pipe := g.doer.TxPipeline()
+		pending := make([]*redis.Cmd, len(inner))
+		for i, c := range inner {
+			pending[i] = pipe.Do(ctx, args(c)...)
+		}
+		_, err := pipe.Exec(ctx)
+		return pending, err
 	}
-	_, err := pipe.Exec(ctx)
+	pending, err := send()
+	if g.moved.follow(ctx, g, err) {
+		pending, err = send()
+	}
 	out := make([]variants.Result, len(inner)+2)
 	out[0].Value = "OK"
 	for i := range inner {
@@ -147,26 +230,27 @@ func (g *goRedisConn) transaction(ctx context.Context, inner []variants.Command)
 }
 
 // Dedicated runs fn on a connection of its own: in a cluster, one to the
-// master that serves key.
+// master that serves key, which follows a MOVED reply to its first
+// command (goRedisMoved).
 func (g *goRedisConn) Dedicated(ctx context.Context, key string, fn func(variants.Conn) error) error {
-	var node *redis.Client
 	switch c := g.client.(type) {
 	case nil:
 		return fn(g)
 	case *redis.ClusterClient:
-		n, err := c.MasterForKey(ctx, key)
+		node, err := c.MasterForKey(ctx, key)
 		if err != nil {
 			return err
 		}
-		node = n
+		conn := node.Conn()
+		moved := &goRedisMoved{cluster: c, key: key, conns: []*redis.Conn{conn}}
+		defer moved.close()
+		return fn(&goRedisConn{doer: conn, moved: moved})
 	case *redis.Client:
-		node = c
-	default:
-		return errors.New("clients: go-redis client without dedicated connections")
+		conn := c.Conn()
+		defer conn.Close()
+		return fn(&goRedisConn{doer: conn})
 	}
-	conn := node.Conn()
-	defer conn.Close()
-	return fn(&goRedisConn{doer: conn})
+	return errors.New("clients: go-redis client without dedicated connections")
 }
 
 // GoRedis returns the client, for the variants that wrap a lock library

@@ -23,6 +23,8 @@ type rueidisConn struct {
 	client    rueidis.Client       // nil on a dedicated connection
 	option    rueidis.ClientOption // what client was built from
 	dedicated bool
+	moved     *movedRedirect // a dedicated connection in a cluster: follows MOVED once
+	others    *nodeClients   // a cluster client's: nodes it does not list, for movedRedirect
 }
 
 var (
@@ -59,7 +61,11 @@ func newRueidis(access topologies.Access, dial func(ctx context.Context, network
 	if err != nil {
 		return nil, err
 	}
-	return &rueidisConn{doer: c, client: c, option: opt}, nil
+	r := &rueidisConn{doer: c, client: c, option: opt}
+	if access.Mode == topologies.ModeCluster {
+		r.others = &nodeClients{option: opt}
+	}
+	return r, nil
 }
 
 // Rueidis returns the client and its options, for the variants that
@@ -86,29 +92,46 @@ func (r *rueidisConn) build(cmd variants.Command) rueidis.Completed {
 }
 
 func (r *rueidisConn) Do(ctx context.Context, cmd variants.Command) (any, error) {
-	return decodeRueidis(r.doer.Do(ctx, r.build(cmd)))
+	res := r.doer.Do(ctx, r.build(cmd))
+	if r.moved.follow(r, res) {
+		res = r.doer.Do(ctx, r.build(cmd))
+	}
+	return decodeRueidis(res)
 }
 
 func (r *rueidisConn) DoMulti(ctx context.Context, cmds ...variants.Command) []variants.Result {
-	built := make([]rueidis.Completed, len(cmds))
-	for i, c := range cmds {
-		built[i] = r.build(c)
+	send := func() []rueidis.RedisResult {
+		built := make([]rueidis.Completed, len(cmds))
+		for i, c := range cmds {
+			built[i] = r.build(c)
+		}
+		return r.doer.DoMulti(ctx, built...)
+	}
+	results := send()
+	if r.moved.follow(r, results...) {
+		results = send()
 	}
 	out := make([]variants.Result, len(cmds))
-	for i, res := range r.doer.DoMulti(ctx, built...) {
+	for i, res := range results {
 		out[i].Value, out[i].Err = decodeRueidis(res)
 	}
 	return out
 }
 
 // Dedicated runs fn on a connection of its own; in a cluster rueidis picks
-// the node by the first command's key, which is key's.
+// the node by the first command's key, which is key's, and the connection
+// follows a MOVED reply to its first command (movedRedirect).
 func (r *rueidisConn) Dedicated(ctx context.Context, key string, fn func(variants.Conn) error) error {
 	if r.dedicated {
 		return fn(r)
 	}
 	return r.client.Dedicated(func(d rueidis.DedicatedClient) error {
-		return fn(&rueidisConn{doer: d, dedicated: true})
+		conn := &rueidisConn{doer: d, dedicated: true}
+		if r.others != nil {
+			conn.moved = &movedRedirect{cluster: r.client, others: r.others}
+			defer conn.moved.release()
+		}
+		return fn(conn)
 	})
 }
 
@@ -116,6 +139,7 @@ func (r *rueidisConn) Close() {
 	if r.client != nil {
 		r.client.Close()
 	}
+	r.others.close()
 }
 
 func decodeRueidis(res rueidis.RedisResult) (any, error) {

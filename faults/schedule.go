@@ -10,46 +10,106 @@ import (
 	"github.com/lockbench/lockbench/topologies"
 )
 
-// Event is one thing the schedule did to a node.
+// Event is one thing the schedule did to a node, or saw it do.
 type Event struct {
 	// AtS is when it happened, in seconds from the start of the measured
-	// phase, as the per-second series counts.
+	// phase, as the per-second series counts: for what the schedule did,
+	// when it began to act (a failover that takes seconds is stamped when
+	// it was asked for); for what it saw, when it saw it.
 	AtS float64 `json:"at_s"`
-	// Fault is the fault it belongs to, in Parse's form.
+	// Fault is the fault it belongs to, in Parse's form; for a promotion
+	// or a demotion, the node fault it followed (none when none did).
 	Fault string `json:"fault"`
-	// Action is pause, resume, kill, restart, restarted, failover, latency,
-	// partition, heal, or clock with its jump (clock +30s, clock -10s).
+	// Action is what the schedule did (pause, resume, kill, restart,
+	// failover, latency, partition, heal, or clock with its jump: clock
+	// +30s, clock -10s), what became of it (restarted: the node answers
+	// again), or what it saw a node do: promoted (a replica became a
+	// master) or demoted (a master became a replica).
 	Action string `json:"action"`
 	Node   string `json:"node"`
+	// DurationS is how long it took, in seconds: a failover, until Promote
+	// returned; a promotion or demotion, from the fault it followed.
+	DurationS float64 `json:"duration_s,omitempty"`
 	// Error is why the action failed, if it did.
 	Error string `json:"error,omitempty"`
 }
 
-// Run injects the node faults of faults through ctrl and the network
-// faults through net, each at start + At, until ctx ends, and
-// returns what it did (client faults are the workload's). A paused node, a
-// slowed or cut network, is restored when its pause ends or, at
-// the latest, when ctx ends, so no node is left stopped; a moved clock
-// stays moved.
-func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, net *Network, start time.Time) []Event {
+// The actions of the events Run records beside the faults' own.
+const (
+	ActionPromoted = "promoted"
+	ActionDemoted  = "demoted"
+)
+
+// WatchEvery is how often Run asks the data nodes their roles while node
+// faults run on a topology that fails over by itself.
+const WatchEvery = 100 * time.Millisecond
+
+// Schedule is what Run injects and through what.
+type Schedule struct {
+	// Faults are the faults; client faults among them are left to the
+	// workload.
+	Faults []Fault
+	// Ctrl acts on the nodes (nil without node faults). When it is also a
+	// topologies.RoleWatcher, Run watches the data nodes' roles.
+	Ctrl topologies.Controller
+	// Net acts on the network (nil without network faults).
+	Net *Network
+	// Start is when the measured phase started: each fault acts at
+	// Start + At.
+	Start time.Time
+	// BeforeNode, when set, is called with the node's name just before a
+	// pause, kill, restart or failover acts on it, and its return awaited
+	// (the runner reads the node's counters there, while it still answers).
+	BeforeNode func(node string)
+}
+
+// Run injects the node faults of s through s.Ctrl and the network faults
+// through s.Net, each at s.Start + At, until ctx ends, and returns what it
+// did, in time order (client faults are the workload's). A paused node, a
+// slowed or cut network, is restored when its pause ends or, at the
+// latest, when ctx ends, so no node is left stopped; a moved clock stays
+// moved. With node or network faults on a topology that fails over by
+// itself, it also records each role change a watch of the data nodes sees
+// (every WatchEvery, until ctx ends) as a promoted or demoted event, timed
+// from the fault before it.
+func Run(ctx context.Context, s Schedule) []Event {
+	ctrl, net, start := s.Ctrl, s.Net, s.Start
 	var (
 		mu     sync.Mutex
 		events []Event
 		wg     sync.WaitGroup
 	)
-	record := func(f Fault, action string, err error) {
-		e := Event{AtS: time.Since(start).Seconds(), Fault: f.String(), Action: action, Node: f.Node}
-		if err != nil {
-			e.Error = err.Error()
-		}
+	// begin records f's action as begun now and returns its index; end
+	// adds the action's error, and for a failover its duration, once it
+	// has returned. A role change seen meanwhile finds its cause begun.
+	begin := func(f Fault, action string) int {
 		mu.Lock()
-		events = append(events, e)
-		mu.Unlock()
+		defer mu.Unlock()
+		events = append(events, Event{AtS: time.Since(start).Seconds(), Fault: f.String(), Action: action, Node: f.Node})
+		return len(events) - 1
 	}
-	for _, f := range faults {
+	end := func(i int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			events[i].Error = err.Error()
+		}
+		if events[i].Action == "failover" {
+			events[i].DurationS = time.Since(start).Seconds() - events[i].AtS
+		}
+	}
+	record := func(f Fault, action string, act func() error) { end(begin(f, action), act()) }
+	before := func(f Fault) {
+		if s.BeforeNode != nil {
+			s.BeforeNode(f.Node)
+		}
+	}
+	watch := false
+	for _, f := range s.Faults {
 		if !f.Kind.NamesNode() {
 			continue // client faults run inside the workload
 		}
+		watch = true
 		wg.Go(func() {
 			if !sleepUntil(ctx, start.Add(f.At)) {
 				return
@@ -58,46 +118,84 @@ func Run(ctx context.Context, faults []Fault, ctrl topologies.Controller, net *N
 			case Pause:
 				if tp, ok := ctrl.(topologies.TimedPauser); ok {
 					// A server lockbench did not start resumes by itself.
-					record(f, "pause", tp.PauseFor(context.WithoutCancel(ctx), f.Node, f.For))
+					record(f, "pause", func() error { return tp.PauseFor(context.WithoutCancel(ctx), f.Node, f.For) })
 					sleepUntil(ctx, start.Add(f.At+f.For))
-					record(f, "resume", nil)
+					begin(f, "resume")
 					return
 				}
-				record(f, "pause", ctrl.Pause(f.Node))
-				end := start.Add(f.At + f.For)
+				before(f)
+				record(f, "pause", func() error { return ctrl.Pause(f.Node) })
+				until := start.Add(f.At + f.For)
 				if f.For == 0 {
-					end = time.Time{} // to the end of the run
+					until = time.Time{} // to the end of the run
 				}
-				sleepUntil(ctx, end)
-				record(f, "resume", ctrl.Resume(f.Node))
+				sleepUntil(ctx, until)
+				record(f, "resume", func() error { return ctrl.Resume(f.Node) })
 			case Kill:
-				record(f, "kill", ctrl.Kill(f.Node))
+				before(f)
+				record(f, "kill", func() error { return ctrl.Kill(f.Node) })
 			case Restart:
-				record(f, "restart", nil)
-				record(f, "restarted", ctrl.Restart(context.WithoutCancel(ctx), f.Node, f.Delay))
+				before(f)
+				begin(f, "restart")
+				err := ctrl.Restart(context.WithoutCancel(ctx), f.Node, f.Delay)
+				end(begin(f, "restarted"), err)
 			case Failover:
-				record(f, "failover", ctrl.Promote(context.WithoutCancel(ctx), f.Node))
+				before(f)
+				record(f, "failover", func() error { return ctrl.Promote(context.WithoutCancel(ctx), f.Node) })
 			case Clock:
 				// The clock stays moved: the next cell gets a fresh topology.
-				record(f, "clock "+SignedDuration(f.Jump), ctrl.ClockJump(context.WithoutCancel(ctx), f.Node, f.Jump))
+				record(f, "clock "+SignedDuration(f.Jump), func() error { return ctrl.ClockJump(context.WithoutCancel(ctx), f.Node, f.Jump) })
 			case Latency, Partition:
 				if f.Kind == Latency {
-					record(f, "latency", net.Latency(f))
+					record(f, "latency", func() error { return net.Latency(f) })
 				} else {
-					record(f, "partition", net.Partition(f))
+					record(f, "partition", func() error { return net.Partition(f) })
 				}
-				end := start.Add(f.At + f.For)
+				until := start.Add(f.At + f.For)
 				if f.For == 0 {
-					end = time.Time{}
+					until = time.Time{}
 				}
-				sleepUntil(ctx, end)
-				record(f, "heal", net.Heal(f))
+				sleepUntil(ctx, until)
+				record(f, "heal", func() error { return net.Heal(f) })
 			}
 		})
 	}
+	if w, ok := ctrl.(topologies.RoleWatcher); ok && watch {
+		wg.Go(func() {
+			w.WatchRoles(ctx, WatchEvery, func(c topologies.RoleChange) {
+				mu.Lock()
+				defer mu.Unlock()
+				events = append(events, roleEvent(c, start, events))
+			})
+		})
+	}
 	wg.Wait()
-	slices.SortFunc(events, func(a, b Event) int { return cmp.Compare(a.AtS, b.AtS) })
+	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.AtS, b.AtS) })
 	return events
+}
+
+// causes are the actions after which a node may change roles.
+var causes = map[string]bool{"pause": true, "kill": true, "restart": true, "failover": true, "partition": true}
+
+// roleEvent is the event of role change c, seen after the events so far:
+// timed from the last of them that may have caused it (the latest to
+// begin before c was seen).
+func roleEvent(c topologies.RoleChange, start time.Time, so []Event) Event {
+	at := c.At.Sub(start).Seconds()
+	e := Event{AtS: at, Action: ActionDemoted, Node: c.Node}
+	if c.To == topologies.RoleMaster {
+		e.Action = ActionPromoted
+	}
+	cause := -1
+	for i, prior := range so {
+		if causes[prior.Action] && prior.AtS <= at && (cause < 0 || prior.AtS >= so[cause].AtS) {
+			cause = i
+		}
+	}
+	if cause >= 0 {
+		e.Fault, e.DurationS = so[cause].Fault, at-so[cause].AtS
+	}
+	return e
 }
 
 // sleepUntil waits until t (forever when t is zero) or ctx's end; false

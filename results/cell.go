@@ -77,6 +77,9 @@ type Cell struct {
 	// Server is what the measured phase cost the Redis servers, from their
 	// own counters; nil where they do not report them.
 	Server *ServerCost `json:"server,omitempty"`
+	// ServerNote says what Server leaves out and why (a node that stopped
+	// answering, restarted or changed role), or why there is none.
+	ServerNote string `json:"server_note,omitempty"`
 
 	Fairness   Fairness   `json:"fairness"`
 	Violations Violations `json:"violations"`
@@ -268,10 +271,16 @@ type Event struct {
 	AtS float64 `json:"at_s"`
 	// Fault is the fault it belongs to, in --fault's syntax.
 	Fault string `json:"fault"`
-	// Action is pause, resume, kill, restart, restarted, failover, or what
-	// a client fault did (holder-crash, ...).
+	// Action is what the fault schedule did (pause, resume, kill, restart,
+	// failover, latency, partition, heal, clock +30s), what became of it
+	// (restarted), what it saw a node do (promoted, demoted), or what a
+	// client fault did (holder-crash, ...).
 	Action string `json:"action"`
 	Node   string `json:"node"`
+	// DurationS is how long it took, in seconds: a failover, until the
+	// promotion was done; a promotion or demotion, from the fault it
+	// followed.
+	DurationS float64 `json:"duration_s,omitempty"`
 	// Error is why the action failed, if it did.
 	Error string `json:"error,omitempty"`
 }

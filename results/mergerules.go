@@ -73,6 +73,7 @@ var cellMergeRules = map[string]mergeRule{
 	// Dropped unless both cells have one; the per-acquisition figures
 	// are related to the summed acquisitions again.
 	"Server":                         parts,
+	"ServerNote":                     kept,
 	"Server.Commands":                summed,
 	"Server.ByCommand":               summed,
 	"Server.Housekeeping":            summed,

@@ -213,6 +213,11 @@ func notes(rec *Record, legend string) []string {
 			notes = append(notes, c.Variant+": "+c.Settings)
 		}
 	}
+	for _, c := range rec.Cells {
+		if c.ServerNote != "" {
+			notes = append(notes, fmt.Sprintf("server figures of %s, %d clients: %s", c.Variant, c.Clients, c.ServerNote))
+		}
+	}
 	if !rec.Topology.Representative {
 		notes = append(notes, "WARNING: embedded miniredis, not a real Redis server: latency and throughput are not representative.")
 	}

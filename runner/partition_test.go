@@ -25,6 +25,26 @@ func runScenario(t *testing.T, name string, o plan.Overrides) results.Cell {
 	return rec.Cells[0]
 }
 
+// followed checks that once replica-1 was promoted it ran most of the
+// lock commands of the rest of the cell that it and the old master ran
+// (in a cluster the other masters serve other keys): the clients followed
+// it.
+func followed(t *testing.T, tl *timeline) {
+	t.Helper()
+	promotedAt := tl.promoted("replica-1")
+	if promotedAt.IsZero() {
+		t.Fatalf("the timeline never saw replica-1 a master")
+	}
+	old := "master"
+	if _, ok := tl.polls["master-1"]; ok {
+		old = "master-1"
+	}
+	promoted, left := tl.servedFrom("replica-1", promotedAt), tl.servedFrom(old, promotedAt)
+	if promoted <= left {
+		t.Errorf("after the promotion the new master ran %d lock commands, the old one (%s) %d; want most on the new", promoted, old, left)
+	}
+}
+
 // actions are the cell's fault events as action → count, failing the test
 // on an event with an error.
 func actions(t *testing.T, c results.Cell) map[string]int {
@@ -46,10 +66,11 @@ func actions(t *testing.T, c results.Cell) map[string]int {
 func TestSentinelFailoverAfterCut(t *testing.T) {
 	for _, library := range []string{"rueidis", "go-redis"} {
 		t.Run(library, func(t *testing.T) {
-			c := runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"lua-release"}, Client: library})
+			c, tl := runWatched(t, scenarioPlan(t, "sentinel-failover", plan.Overrides{Variants: []string{"lua-release"}, Client: library}), runner.Options{})
 			if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
 				t.Errorf("fault events %+v", c.Faults)
 			}
+			followed(t, tl)
 			if c.Violations.Overlaps == 0 {
 				t.Errorf("%d overlaps after a failover to a replica cut off before it; want > 0 (%d acquisitions, %d errors)",
 					c.Violations.Overlaps, c.Acquisitions, c.Errors)
@@ -205,17 +226,13 @@ func TestSplitBrain(t *testing.T) {
 // taken on master-1 since the cut are missing there, and a second holder
 // gets them while the first still holds, on both client libraries.
 func TestClusterFailoverAfterCut(t *testing.T) {
-	// The clients do not yet follow a cluster promotion reliably (go-redis
-	// reloads its slots only on a redirect or after 60 s; rueidis missed
-	// the new master in about 1 run in 5): that is issue 17's "failover
-	// that clients follow", built on branch wip-failover but not merged.
-	t.Skip("clients following a cluster promotion is not on main yet (issue 17, item 1)")
 	for _, library := range []string{"rueidis", "go-redis"} {
 		t.Run(library, func(t *testing.T) {
-			c := runScenario(t, "cluster-failover", plan.Overrides{Client: library})
+			c, tl := runWatched(t, scenarioPlan(t, "cluster-failover", plan.Overrides{Client: library}), runner.Options{})
 			if a := actions(t, c); a["partition"] != 1 || a["kill"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
 				t.Errorf("fault events %+v", c.Faults)
 			}
+			followed(t, tl)
 			if c.Violations.Overlaps == 0 {
 				t.Errorf("%d overlaps after the failover of a master cut off from its replica; want > 0 (%d acquisitions, %d errors)",
 					c.Violations.Overlaps, c.Acquisitions, c.Errors)

@@ -344,8 +344,10 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	spec.Ready = oracle.ready
 	counted := variants.NewCounted(conns[0])
 	newLock := lockMaker(p, variant, prefix, counted, s.groups)
-	meter := openServerMeter(ctx, topo, p.Client)
-	defer meter.close()
+	// Redis' own counters, read over the measured phase (serverMeter),
+	// say what the cell cost the servers.
+	stats := openMeter(ctx, topo.Access(), topo.Nodes(), p.Client, slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.NamesNode() }))
+	defer stats.close()
 	// The fault schedule starts with the measured phase and ends with the
 	// cell.
 	faultCtx, stopFaults := context.WithCancel(ctx)
@@ -356,10 +358,12 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	)
 	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
-		meter.start()
+		stats.begin(ctx)
 		ctrl := control(p, topo)
 		scheduled.Store(true)
-		go func() { faultEvents <- faults.Run(faultCtx, p.Faults, ctrl, s.net, time.Now()) }()
+		go func() {
+			faultEvents <- faults.Run(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: ctrl, Net: s.net, Start: time.Now(), BeforeNode: stats.BeforeNode})
+		}()
 	})
 	stopFaults()
 	// The schedule restores what it paused or cut before it returns: the
@@ -389,9 +393,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	slices.SortFunc(cell.Faults, func(a, b results.Event) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server.
 	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
-		if cost, ok := meter.cost(); ok {
-			cell.Server = newServerCost(cost, cell.Acquisitions)
-		}
+		cell.Server, cell.ServerNote = stats.finish(ctx, cell.Acquisitions)
 	}
 	return cell, out.History
 }

@@ -26,21 +26,31 @@ type snapshots struct {
 	conns []clients.Client
 }
 
+// nodeSnapshot is one node's snapshot, with what tells a restart.
+type nodeSnapshot struct {
+	metrics.ServerSnapshot
+	// runID is the server's run_id, new at every start of its process.
+	runID string
+	// at is when the snapshot was taken.
+	at time.Time
+}
+
 // openSnapshots connects to every data node of the topology, with the
 // endpoint's credentials and TLS, within snapshotTimeout. The data nodes
-// are the masters and replicas among nodes (never sentinels); for a
-// cluster, those and the masters the cluster names (topologies.Discover)
-// that are not listed; for an external Sentinel topology that lists only
-// sentinels, the master they name (topologies.SentinelMaster). A node
-// that does not answer is left out and named in the error. Commands that
-// Lua scripts run count in commandstats as if a client had sent them: to
-// Redis a lua-release cycle is SET, EVALSHA, GET and DEL.
+// are the masters and replicas among nodes (never sentinels), whatever
+// their roles now; for a cluster, those and the masters and replicas the
+// cluster names (topologies.Discover) that are not listed; for an
+// external Sentinel topology that lists only sentinels, the master and
+// the replicas they name (topologies.Discover). A node that does not
+// answer is left out and named in the error. Commands that Lua scripts
+// run count in commandstats as if a client had sent them: to Redis a
+// lua-release cycle is SET, EVALSHA, GET and DEL.
 func openSnapshots(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) (*snapshots, error) {
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
 	s := &snapshots{}
 	targets, err := dataNodes(ctx, access, nodes)
-	if err != nil {
+	if err != nil && len(targets) == 0 {
 		return s, err
 	}
 	conns := make([]clients.Client, len(targets))
@@ -59,27 +69,33 @@ func openSnapshots(ctx context.Context, access topologies.Access, nodes []topolo
 			s.nodes, s.conns = append(s.nodes, targets[i]), append(s.conns, c)
 		}
 	}
-	return s, errors.Join(errs...)
+	return s, errors.Join(append(errs, err)...)
 }
 
-// take sends INFO to every node at once, within snapshotTimeout.
+// take sends INFO to every node at once, within snapshotTimeout, and
+// returns the snapshots of the nodes that answered.
 func (s *snapshots) take(ctx context.Context) ([]metrics.ServerSnapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
-	snaps := make([]metrics.ServerSnapshot, len(s.nodes))
+	snaps := make([]nodeSnapshot, len(s.nodes))
 	errs := make([]error, len(s.nodes))
 	var wg sync.WaitGroup
-	for i, node := range s.nodes {
-		wg.Go(func() { snaps[i], errs[i] = snapshotNode(ctx, s.conns[i], node) })
+	for i := range s.nodes {
+		wg.Go(func() { snaps[i], errs[i] = s.takeOne(ctx, i) })
 	}
 	wg.Wait()
 	var answered []metrics.ServerSnapshot
 	for i, snap := range snaps {
 		if errs[i] == nil {
-			answered = append(answered, snap)
+			answered = append(answered, snap.ServerSnapshot)
 		}
 	}
 	return answered, errors.Join(errs...)
+}
+
+// takeOne takes the snapshot of node i.
+func (s *snapshots) takeOne(ctx context.Context, i int) (nodeSnapshot, error) {
+	return snapshotNode(ctx, s.conns[i], s.nodes[i])
 }
 
 func (s *snapshots) close() {
@@ -89,12 +105,13 @@ func (s *snapshots) close() {
 }
 
 // snapshotNode takes node's snapshot over c.
-func snapshotNode(ctx context.Context, c clients.Client, node topologies.Node) (metrics.ServerSnapshot, error) {
-	fail := func(err error) (metrics.ServerSnapshot, error) {
-		return metrics.ServerSnapshot{}, fmt.Errorf("runner: snapshot of %s (%s): %w", node.Name, node.Endpoint.Addr, err)
+func snapshotNode(ctx context.Context, c clients.Client, node topologies.Node) (nodeSnapshot, error) {
+	fail := func(err error) (nodeSnapshot, error) {
+		return nodeSnapshot{}, fmt.Errorf("runner: snapshot of %s (%s): %w", node.Name, node.Endpoint.Addr, err)
 	}
 	// One INFO, so that one call of lockbench's lands between two snapshots.
-	info, err := serverInfo(ctx, c, "commandstats", "cpu", "replication")
+	info, err := serverInfo(ctx, c, "commandstats", "cpu", "replication", "server")
+	at := time.Now()
 	if err != nil {
 		return fail(err)
 	}
@@ -110,7 +127,11 @@ func snapshotNode(ctx context.Context, c clients.Client, node topologies.Node) (
 	if r, err := redisinfo.ParseReplication(info); err == nil { // live: a failover shows
 		role = r.Role
 	}
-	return metrics.ServerSnapshot{Node: node.Name, Role: role, Commands: commands, CPU: cpu}, nil
+	runID, _ := redisinfo.Field(info, "server", "run_id") // "" when it will not say: no restart is told
+	return nodeSnapshot{
+		ServerSnapshot: metrics.ServerSnapshot{Node: node.Name, Role: role, Commands: commands, CPU: cpu},
+		runID:          runID, at: at,
+	}, nil
 }
 
 // connect is clients.New held to ctx: rueidis dials before it looks at
@@ -138,7 +159,8 @@ func connect(ctx context.Context, ep topologies.Endpoint, library string) (clien
 	}
 }
 
-// dataNodes lists the nodes that hold data: not the sentinels.
+// dataNodes lists the nodes that hold data, whatever their roles: not the
+// sentinels. With an error, those it found.
 func dataNodes(ctx context.Context, access topologies.Access, nodes []topologies.Node) ([]topologies.Node, error) {
 	var data []topologies.Node
 	for _, n := range nodes {
@@ -148,48 +170,32 @@ func dataNodes(ctx context.Context, access topologies.Access, nodes []topologies
 	}
 	switch {
 	case access.Mode == topologies.ModeCluster:
-		return clusterNodes(ctx, access, data)
+		return discovered(ctx, access, data, "no cluster seed named the nodes")
 	case access.MasterName != "" && len(data) == 0:
-		return sentinelMaster(ctx, access)
+		return discovered(ctx, access, data, "the sentinels named no master")
 	}
 	return data, nil
 }
 
-// clusterNodes lists the nodes listed, then the cluster's masters that
-// the cluster names (topologies.Discover, on the first seed that answers)
-// and the list does not, named by address, with the seed's credentials and
-// TLS, in address order (Discover's).
-func clusterNodes(ctx context.Context, access topologies.Access, listed []topologies.Node) ([]topologies.Node, error) {
-	discovered, err := topologies.Discover(ctx, access, nil)
+// discovered lists the nodes listed, then those the topology names
+// (topologies.Discover: a cluster's masters and replicas, a Sentinel's
+// master and replicas) that the list does not, named by address, with the
+// endpoint's credentials and TLS, masters first, in address order.
+func discovered(ctx context.Context, access topologies.Access, listed []topologies.Node, none string) ([]topologies.Node, error) {
+	found, err := topologies.Discover(ctx, access, nil)
 	if err != nil {
-		return nil, fmt.Errorf("runner: no cluster seed named the masters: %w", err)
+		return listed, fmt.Errorf("runner: %s: %w", none, err)
 	}
-	var masters []topologies.Node
-	for _, d := range discovered {
-		if d.Role == topologies.RoleMaster {
-			masters = append(masters, d.Node)
+	all := slices.Clone(listed)
+	for _, d := range found {
+		if !slices.ContainsFunc(listed, func(n topologies.Node) bool { return n.Endpoint.Addr == d.Endpoint.Addr }) {
+			all = append(all, d.Node)
 		}
 	}
-	if len(masters) == 0 {
-		return nil, errors.New("runner: the cluster names no master")
+	if len(all) == 0 {
+		return nil, fmt.Errorf("runner: %s", none)
 	}
-	found := slices.Clone(listed)
-	for _, m := range masters {
-		if !slices.ContainsFunc(listed, func(n topologies.Node) bool { return n.Endpoint.Addr == m.Endpoint.Addr }) {
-			found = append(found, m)
-		}
-	}
-	return found, nil
-}
-
-// sentinelMaster asks the sentinels where the master is, for an external
-// Sentinel topology that lists only them. Its replicas are left out.
-func sentinelMaster(ctx context.Context, access topologies.Access) ([]topologies.Node, error) {
-	ep, err := topologies.SentinelMaster(ctx, access)
-	if err != nil {
-		return nil, fmt.Errorf("runner: %w", err)
-	}
-	return []topologies.Node{{Name: "master", Role: topologies.RoleMaster, Endpoint: ep}}, nil
+	return all, nil
 }
 
 // serverInfo sends INFO with the sections given over conn and returns its

@@ -17,11 +17,14 @@ const clusterSlots = redisinfo.ClusterSlots
 
 // clusterConfig is the config of every node of local:cluster. The bus
 // port is a second free port (cluster-port), not port+10000, which may be
-// taken or beyond 65535.
+// taken or beyond 65535. A node that does not answer for a second
+// (cluster-node-timeout) is failing: the cluster promotes a killed or
+// paused master's replica about 2.3 s after, so that a promotion fits in a
+// cell (measured; with 2 s, 3.2-3.8 s).
 var clusterConfig = []string{
 	"cluster-enabled yes",
 	"cluster-config-file nodes.conf",
-	"cluster-node-timeout 2000",
+	"cluster-node-timeout 1000",
 }
 
 // startCluster starts master-1..master-N with the slots spread evenly and

@@ -97,9 +97,13 @@ func init() {
 // by a waiter that then gave up.
 //
 // BLPOP blocks its connection, so a waiter waits on a dedicated one
-// (Conn.Dedicated, which routes it to the key's node in a cluster); the
-// lock key and its helper keys share the hash tag {name}, so they live in
-// one cluster slot. A waiter's BLPOP also watches a key of its own, into
+// (Conn.Dedicated, which routes it to the key's node in a cluster), taken
+// afresh for each wait: a connection held for the whole wait would stay
+// with the node it was opened to, which after a Sentinel failover is the
+// old master, still a master until Sentinel demotes it — measured, such
+// waiters waited (and took the lock) there while the others used the new
+// master. The lock key and its helper keys share the hash tag {name}, so
+// they live in one cluster slot. A waiter's BLPOP also watches a key of its own, into
 // which a token is pushed when its context ends, so that it returns at
 // once instead of at its timeout. The first try and the release go over
 // the shared connection: an uncontended cycle costs two commands, as
@@ -133,23 +137,23 @@ func (l *notifyLock) Acquire(ctx context.Context, name string) (Lease, error) {
 	if !errors.Is(err, ErrBusy) || !waits {
 		return lease, err
 	}
-	err = l.cfg.Conn.Dedicated(ctx, keys.lock, func(conn Conn) error {
-		for attempt := 0; ; attempt++ {
-			remaining := time.Until(deadline)
-			if remaining <= 0 {
-				return ErrTimeout
-			}
-			block := max(min(remaining, l.cfg.Retry.Delay(attempt, l.rnd), notifyMaxBlock), time.Millisecond)
-			lease, err = l.waitAndTry(ctx, conn, keys, block)
-			if !errors.Is(err, ErrBusy) {
-				return err
-			}
+	for attempt := 0; ; attempt++ {
+		remaining := time.Until(deadline)
+		if remaining <= 0 {
+			return nil, ErrTimeout
 		}
-	})
-	if err != nil {
-		return nil, err
+		block := max(min(remaining, l.cfg.Retry.Delay(attempt, l.rnd), notifyMaxBlock), time.Millisecond)
+		err = l.cfg.Conn.Dedicated(ctx, keys.lock, func(conn Conn) error {
+			lease, err = l.waitAndTry(ctx, conn, keys, block)
+			return err
+		})
+		if !errors.Is(err, ErrBusy) {
+			if err != nil {
+				return nil, err
+			}
+			return lease, nil
+		}
 	}
-	return lease, nil
 }
 
 // waitAndTry blocks in BLPOP on the wake list for at most block and tries

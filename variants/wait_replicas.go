@@ -75,8 +75,13 @@ func init() {
 // WAIT counts the writes of its own connection, so the SET and the WAIT go
 // over one dedicated connection (Conn.Dedicated, to the key's master in a
 // cluster), which also keeps WAIT's blocking off the shared, pipelined
-// connection. The blocking acquire's retries run on it too; the release
-// goes over the shared connection and does not wait. With
+// connection. Each try takes one of its own, so that the tries after a
+// failover go to the new master: a connection held across the retries of
+// a blocking acquire stays with the node it was opened to, which after a
+// Sentinel failover is the old master, still a master until Sentinel
+// demotes it (seconds later) — measured, those tries took the lock there
+// while the other clients took it on the new one. The release goes over
+// the shared connection and does not wait. With
 // Config.WaitStrict an unacknowledged acquisition is released and the try
 // counts as busy, so without replicas nothing is ever acquired and
 // acquires time out.
@@ -98,23 +103,20 @@ var _ Lock = (*waitReplicasLock)(nil)
 
 func (l *waitReplicasLock) Acquire(ctx context.Context, name string) (Lease, error) {
 	key := l.key(name)
-	var (
-		lease Lease
-		acked bool
-	)
-	err := l.cfg.Conn.Dedicated(ctx, key, func(conn Conn) error {
-		var err error
-		lease, err = l.acquire(ctx, func(ctx context.Context) (Lease, error) {
+	var acked bool
+	lease, err := l.acquire(ctx, func(ctx context.Context) (Lease, error) {
+		var got Lease
+		err := l.cfg.Conn.Dedicated(ctx, key, func(conn Conn) error {
 			// A try that takes longer than the TTL holds nothing any more.
 			// The deadline also lets rueidis read the replies on this
 			// goroutine rather than through its background reader.
 			ctx, cancel := context.WithTimeout(ctx, l.cfg.TTL)
 			defer cancel()
-			got, ok, err := l.try(ctx, conn, key)
-			acked = ok
-			return got, err
+			var err error
+			got, acked, err = l.try(ctx, conn, key)
+			return err
 		})
-		return err
+		return got, err
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,120 @@
+package faults_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/topologies/topotest"
+)
+
+func mustParse(t *testing.T, spec string) faults.Fault {
+	t.Helper()
+	f, err := faults.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// runFor runs the schedule of specs on the topology called name for d
+// and returns its events and the nodes BeforeNode was called with.
+func runFor(t *testing.T, name string, d time.Duration, specs ...string) ([]faults.Event, []string) {
+	t.Helper()
+	topo := topotest.Start(t, name)
+	var fs []faults.Fault
+	for _, s := range specs {
+		fs = append(fs, mustParse(t, s))
+	}
+	var (
+		mu     sync.Mutex
+		before []string
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	events := faults.Run(ctx, faults.Schedule{Faults: fs, Ctrl: topo, Start: time.Now(), BeforeNode: func(node string) {
+		mu.Lock()
+		defer mu.Unlock()
+		before = append(before, node)
+	}})
+	for _, e := range events {
+		t.Logf("%.3fs %s %s (%s) took %.3fs %s", e.AtS, e.Action, e.Node, e.Fault, e.DurationS, e.Error)
+	}
+	return events, before
+}
+
+// find returns the one event of action on node.
+func find(t *testing.T, events []faults.Event, action, node string) faults.Event {
+	t.Helper()
+	i := slices.IndexFunc(events, func(e faults.Event) bool { return e.Action == action && e.Node == node })
+	if i < 0 || slices.ContainsFunc(events[i+1:], func(e faults.Event) bool { return e.Action == action && e.Node == node }) {
+		t.Fatalf("want one %s event of %s in %+v", action, node, events)
+	}
+	if events[i].Error != "" {
+		t.Fatalf("%s of %s failed: %s", action, node, events[i].Error)
+	}
+	return events[i]
+}
+
+// stampedAt checks that e was stamped within 100 ms of its schedule.
+func stampedAt(t *testing.T, e faults.Event, at time.Duration) {
+	t.Helper()
+	if late := e.AtS - at.Seconds(); late < 0 || late > 0.1 {
+		t.Errorf("%s of %s stamped at %.3fs; want within 100 ms of %v", e.Action, e.Node, e.AtS, at)
+	}
+}
+
+// A failover through Sentinel (SENTINEL FAILOVER) is stamped when it was
+// asked for, with the seconds Promote took (it waits for the old master
+// to be demoted); the promotion the watch sees comes before Promote
+// returns, timed from the failover, and so does the demotion.
+func TestScheduleSentinelFailover(t *testing.T) {
+	events, before := runFor(t, "local:sentinel?replicas=1&sentinels=3", 4*time.Second, "at=200ms failover node=replica-1")
+	failover := find(t, events, "failover", "replica-1")
+	stampedAt(t, failover, 200*time.Millisecond)
+	promoted, demoted := find(t, events, faults.ActionPromoted, "replica-1"), find(t, events, faults.ActionDemoted, "master")
+	for _, e := range []faults.Event{promoted, demoted} {
+		if e.Fault != failover.Fault || e.DurationS <= 0 || e.AtS > failover.AtS+failover.DurationS+0.5 {
+			t.Errorf("%s %+v; want it timed from the failover %+v, within it", e.Action, e, failover)
+		}
+	}
+	if promoted.AtS > demoted.AtS || !slices.Equal(before, []string{"replica-1"}) {
+		t.Errorf("promoted at %.2fs, demoted at %.2fs, BeforeNode %v", promoted.AtS, demoted.AtS, before)
+	}
+}
+
+// A killed master: Sentinel decides on its own (down-after 1 s) and
+// promotes the replica; the promotion is recorded, timed from the kill.
+func TestScheduleSentinelKill(t *testing.T) {
+	events, _ := runFor(t, "local:sentinel?replicas=1&sentinels=3", 4*time.Second, "at=200ms kill node=master")
+	kill := find(t, events, "kill", "master")
+	stampedAt(t, kill, 200*time.Millisecond)
+	promoted := find(t, events, faults.ActionPromoted, "replica-1")
+	if promoted.Fault != kill.Fault || promoted.DurationS < 1 || promoted.DurationS > 5 {
+		t.Errorf("promoted %+v; want it 1-5 s after the kill (down-after 1 s)", promoted)
+	}
+}
+
+// A cluster master paused for 4 s: the cluster promotes its replica on
+// its own (cluster-node-timeout 1 s; about 2-3 s) before the pause ends, and demotes
+// the old master once it runs again; both are recorded, timed from the
+// pause, whose resume comes on schedule.
+func TestScheduleClusterPause(t *testing.T) {
+	events, before := runFor(t, "local:cluster?masters=3&replicas=1", 5500*time.Millisecond, "at=200ms pause node=master-1 for=4s")
+	pause, resume := find(t, events, "pause", "master-1"), find(t, events, "resume", "master-1")
+	stampedAt(t, pause, 200*time.Millisecond)
+	stampedAt(t, resume, 4200*time.Millisecond)
+	promoted, demoted := find(t, events, faults.ActionPromoted, "replica-1"), find(t, events, faults.ActionDemoted, "master-1")
+	if promoted.Fault != pause.Fault || promoted.DurationS < 1 || promoted.AtS > resume.AtS {
+		t.Errorf("promoted %+v; want it timed from the pause, at least the node timeout later, before the resume", promoted)
+	}
+	if demoted.Fault != pause.Fault || demoted.AtS < resume.AtS {
+		t.Errorf("demoted %+v; want it after the resume %.2fs, timed from the pause", demoted, resume.AtS)
+	}
+	if !slices.Equal(before, []string{"master-1"}) {
+		t.Errorf("BeforeNode called with %v; want master-1, before the pause", before)
+	}
+}
