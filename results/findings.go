@@ -65,11 +65,37 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 				fmt.Fprintf(&b, "- %s counted: %s\n", c.Variant, formatCounters(c.Counters))
 			}
 			for _, e := range c.Faults {
-				fmt.Fprintf(&b, "- %s: %s %s at %.2fs%s\n", c.Variant, e.Action, e.Node, e.AtS, map[bool]string{true: " (failed: " + e.Error + ")", false: ""}[e.Error != ""])
+				fmt.Fprintf(&b, "- %s: %s\n", c.Variant, eventLine(e))
 			}
 		}
 		b.WriteString("\n")
 	}
 	_, err := fmt.Fprintf(w, "# Findings\n\nEvery scenario of `lockbench scenarios`, run against the variants it applies to, next to what its source predicts. %d checks agree with the sources, %d disagree.\n\n%s", agree, disagree, b.String())
 	return err
+}
+
+// eventLine is a fault event as findings list it: what was done or seen,
+// to which node or between which sides, when, how long it took, and why
+// it failed if it did.
+func eventLine(e Event) string {
+	target := e.Node
+	if target == "" {
+		for _, field := range strings.Fields(e.Fault) {
+			if sides, ok := strings.CutPrefix(field, "sides="); ok {
+				target = sides
+			}
+		}
+	}
+	line := fmt.Sprintf("%s %s at %.2fs", e.Action, target, e.AtS)
+	switch {
+	case e.DurationS <= 0:
+	case e.Action == "promoted" || e.Action == "demoted":
+		line += fmt.Sprintf(" (%.2fs after %s)", e.DurationS, e.Fault)
+	default:
+		line += fmt.Sprintf(" (took %.2fs)", e.DurationS)
+	}
+	if e.Error != "" {
+		line += " (failed: " + e.Error + ")"
+	}
+	return line
 }
