@@ -227,7 +227,7 @@ func (n *Network) nodeAt(addr string) (name, target string, ok bool) {
 		return "", "", false
 	}
 	for _, node := range nodes() {
-		if node.Endpoint.Addr == addr || node.Announced != "" && node.Announced == addr {
+		if node.At(addr) {
 			return node.Name, node.Endpoint.Addr, true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -281,4 +282,31 @@ func keySlot(key string) int {
 		}
 	}
 	return int(crc) % 16384
+}
+
+// With proxies on its links a cluster's nodes announce their fronts'
+// addresses, which CLUSTER NODES reports: the server figures still name
+// each node once, by its name, not again by the address it announces.
+func TestServerNodesNamedBehindProxies(t *testing.T) {
+	rec, err := runner.Run(context.Background(), plan.Plan{
+		Variants: []string{"lua-release"}, Clients: []int{4}, TTL: time.Second,
+		Topology: topologies.Spec{Name: "local:cluster?masters=3&replicas=1"},
+		Faults:   []faults.Fault{mustFault(t, "at=100ms latency node=master-1 latency=1ms for=100ms")},
+		Workload: workloads.Spec{Keys: 8, Hold: dist(t, "1ms"), Duration: time.Second},
+	}, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Cells[0]
+	if c.Server == nil {
+		t.Fatalf("no server figures: %s", c.ServerNote)
+	}
+	var names []string
+	for _, n := range c.Server.Nodes {
+		names = append(names, n.Node)
+	}
+	slices.Sort(names)
+	if want := []string{"master-1", "master-2", "master-3", "replica-1", "replica-2", "replica-3"}; !slices.Equal(names, want) {
+		t.Errorf("server figures of nodes %v; want %v (note %q)", names, want, c.ServerNote)
+	}
 }

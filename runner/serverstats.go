@@ -182,7 +182,7 @@ func dataNodes(ctx context.Context, access topologies.Access, nodes []topologies
 // master and replicas) that the list does not, named by address, with the
 // endpoint's credentials and TLS, masters first, in address order.
 func discovered(ctx context.Context, access topologies.Access, listed []topologies.Node, none string) ([]topologies.Node, error) {
-	found, err := topologies.Discover(ctx, access, nil)
+	found, err := topologies.Discover(ctx, access, listed)
 	if err != nil {
 		return listed, fmt.Errorf("runner: %s: %w", none, err)
 	}

@@ -315,7 +315,7 @@ func (l *Local) nodeAt(addr string) *localNode {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, n := range l.nodes {
-		if n.Endpoint.Addr == addr || n.Announced != "" && n.Announced == addr {
+		if n.At(addr) {
 			return n
 		}
 	}

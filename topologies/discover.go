@@ -225,7 +225,7 @@ func discoverReplication(ctx context.Context, endpoints []Endpoint) ([]DataNode,
 func nameAfter(nodes []DataNode, known []Node) {
 	index := func(d DataNode) int {
 		i := slices.IndexFunc(known, func(k Node) bool {
-			return k.Endpoint.Addr == d.Endpoint.Addr || k.Announced != "" && k.Announced == d.Endpoint.Addr
+			return k.At(d.Endpoint.Addr)
 		})
 		if i < 0 {
 			return len(known)

@@ -72,6 +72,12 @@ type Node struct {
 	Announced string `json:"announced,omitempty"`
 }
 
+// At reports whether addr reaches n: its own address or the one it
+// announces.
+func (n Node) At(addr string) bool {
+	return n.Endpoint.Addr == addr || n.Announced != "" && n.Announced == addr
+}
+
 // Mode says how clients reach the data.
 type Mode string
 
