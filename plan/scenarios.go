@@ -187,11 +187,11 @@ var Scenarios = []Scenario{
 		Expect: map[string][]string{"redlock": {"overlaps=0", "acquisitions>0"}},
 	},
 	{
-		Name: "redlock-clock-jump", Tests: "a holder has a bare majority (2 of 5 masters down); one of its masters' clocks jumps past the TTL; the down masters come back empty",
+		Name: "redlock-clock-jump", Tests: "a holder has a bare majority (2 of 5 masters down) and holds for 3 s; meanwhile one of its masters' clocks jumps past the TTL and the down masters come back empty",
 		Source: `Kleppmann, "How to do distributed locking" (2016): the clock-jump counterexample to Redlock`,
 		Predicts: "the jump expires the holder's key on node-3, and a second client takes node-3, node-4 and node-5, a majority: two holders at once; " +
 			"without the jump (run without the clock fault to compare) the second client never reaches a majority",
-		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{2}, Keys: 1, TTL: "10s", Hold: "1500ms",
+		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{2}, Keys: 1, TTL: "10s", Hold: "3s",
 		Duration: "4s", Warmup: "0s",
 		Faults: []string{"at=0s restart node=node-4 delay=2200ms", "at=0s restart node=node-5 delay=2200ms", "at=2s clock node=node-3 jump=+30s"},
 		Expect: map[string][]string{"redlock": {"overlaps>0"}},
