@@ -26,6 +26,20 @@ var (
 // ConnectTimeout bounds dialing and the first PING.
 const ConnectTimeout = 3 * time.Second
 
+// CommandTimeout bounds the wait for a reply on a connection (rueidis'
+// ConnWriteTimeout, go-redis' read and write timeouts): a master that
+// stops answering without closing its connections (paused, cut off) fails
+// its clients' commands after it, so that they reach the replica promoted
+// in its place, as a client configured for failover does. The libraries'
+// defaults (10 s, 5 s) held every client on a paused cluster master to
+// the end of the cell.
+const CommandTimeout = 3 * time.Second
+
+// ShardsRefreshInterval is how often a cluster client reads the cluster's
+// shards although nothing redirected it, so that it finds the replica
+// promoted in place of a master that went silent.
+const ShardsRefreshInterval = time.Second
+
 // Options configures a client.
 type Options struct {
 	// Library is rueidis or go-redis. Default rueidis.

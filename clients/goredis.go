@@ -49,21 +49,22 @@ func newGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Co
 	// Errors are counted, not hidden: no command is sent again
 	// (MaxRetries -1) and a dial is tried once (DialerRetries 1; go-redis'
 	// default of 5 tries 100 ms apart stalled every command to a killed
-	// node for half a second or more).
+	// node for half a second or more). A reply waits CommandTimeout at
+	// most (blocking commands their block time more: go-redis adds it).
 	var c redis.UniversalClient
 	switch {
 	case access.MasterName != "":
 		c = redis.NewFailoverClient(&redis.FailoverOptions{
 			MasterName: access.MasterName, SentinelAddrs: addrs,
 			Username: ep.Username, Password: ep.Password, SentinelUsername: ep.Username, SentinelPassword: ep.Password,
-			DB: ep.DB, TLSConfig: ep.TLS, PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1,
+			DB: ep.DB, TLSConfig: ep.TLS, PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
 			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
 			Dialer: dial,
 		})
 	case access.Mode == topologies.ModeCluster:
 		cluster := redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: addrs, Username: ep.Username, Password: ep.Password, TLSConfig: ep.TLS,
-			PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1,
+			PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
 			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
 			Dialer: dial,
 		})
@@ -72,7 +73,7 @@ func newGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Co
 	default:
 		c = redis.NewClient(&redis.Options{
 			Addr: ep.Addr, Username: ep.Username, Password: ep.Password, DB: ep.DB, TLSConfig: ep.TLS,
-			PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1,
+			PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
 			MaxRetries:            -1, // errors are counted, not hidden
 			ContextTimeoutEnabled: true, DisableIdentity: true,
 			Dialer: dial,

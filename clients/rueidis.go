@@ -42,6 +42,9 @@ func newRueidis(access topologies.Access, dial func(ctx context.Context, network
 		Dialer:       net.Dialer{Timeout: ConnectTimeout},
 		DisableCache: true, // no client-side caching: every acquire goes to Redis
 		DisableRetry: true, // errors are counted, not hidden
+		// A connection whose replies (and background PINGs) wait longer
+		// is closed, failing its commands: a silent master's clients move on.
+		ConnWriteTimeout: CommandTimeout,
 	}
 	for _, e := range access.Endpoints {
 		opt.InitAddress = append(opt.InitAddress, e.Addr)
@@ -56,6 +59,11 @@ func newRueidis(access topologies.Access, dial func(ctx context.Context, network
 		opt.Sentinel = rueidis.SentinelOption{MasterSet: access.MasterName, Username: ep.Username, Password: ep.Password, TLSConfig: ep.TLS}
 	case access.Mode != topologies.ModeCluster:
 		opt.ForceSingleClient = true
+	default:
+		// A master that stops answering without closing its connections
+		// (paused, cut off) sends no MOVED and no error but timeouts:
+		// only a periodic look at the shards finds its promoted replica.
+		opt.ClusterOption.ShardsRefreshInterval = ShardsRefreshInterval
 	}
 	c, err := rueidis.NewClient(opt)
 	if err != nil {

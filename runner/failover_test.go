@@ -110,8 +110,9 @@ func share(tl *timeline, promotedAt time.Time, names ...string) (float64, string
 	return float64(promoted) / float64(all), strings.Join(parts, ", ")
 }
 
-// A Sentinel failover (SENTINEL FAILOVER, the failover fault) with
-// lua-release: both client libraries follow the new master, which serves
+// A Sentinel failover (SENTINEL FAILOVER, the failover fault; or the
+// master killed or paused, so that Sentinel decides) with lua-release:
+// both client libraries follow the new master, which serves
 // most of the commands after the promotion although the old master stays
 // a master for seconds (until Sentinel demotes it); the record has the
 // failover stamped on time and the promotion with its duration; and the
@@ -120,16 +121,22 @@ func share(tl *timeline, promotedAt time.Time, names ...string) (float64, string
 // within the commands in flight and 1 %.
 func TestSentinelFailoverFollowed(t *testing.T) {
 	const at = 1500 * time.Millisecond
-	for _, lib := range clients.Names {
-		t.Run(lib, func(t *testing.T) {
+	for _, tc := range []struct{ fault, action, node, lib string }{
+		{"at=1500ms failover node=replica-1", "failover", "replica-1", "rueidis"},
+		{"at=1500ms failover node=replica-1", "failover", "replica-1", "go-redis"},
+		// Sentinel decides: the master killed, or paused past down-after.
+		{"at=1500ms kill node=master", "kill", "master", "rueidis"},
+		{"at=1500ms pause node=master", "pause", "master", "go-redis"},
+	} {
+		t.Run(tc.action+"/"+tc.lib, func(t *testing.T) {
 			c, tl := runWatched(t, plan.Plan{
-				Variants: []string{"lua-release"}, Clients: []int{8}, Client: lib, TTL: time.Second,
+				Variants: []string{"lua-release"}, Clients: []int{8}, Client: tc.lib, TTL: time.Second,
 				Topology: topologies.Spec{Name: "local:sentinel?replicas=1&sentinels=3"},
-				Faults:   []faults.Fault{mustFault(t, "at=1500ms failover node=replica-1")},
+				Faults:   []faults.Fault{mustFault(t, tc.fault)},
 				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 5 * time.Second},
 			}, runner.Options{})
-			failover, promoted := event(t, c, "failover", "replica-1"), event(t, c, faults.ActionPromoted, "replica-1")
-			onSchedule(t, failover, at, promoted)
+			injected, promoted := event(t, c, tc.action, tc.node), event(t, c, faults.ActionPromoted, "replica-1")
+			onSchedule(t, injected, at, promoted)
 			promotedAt := tl.promoted("replica-1")
 			if promotedAt.IsZero() {
 				t.Fatalf("the timeline never saw replica-1 a master")
@@ -137,6 +144,11 @@ func TestSentinelFailoverFollowed(t *testing.T) {
 			part, parts := share(tl, promotedAt)
 			if part <= 0.5 {
 				t.Errorf("after the promotion the new master ran %.0f%% of the lock commands (%s); want most", 100*part, parts)
+			}
+			if tc.action != "failover" {
+				t.Logf("%s at %.3fs, promoted %.2fs later; new master's share %.0f%% (%s); note %q",
+					tc.action, injected.AtS, promoted.DurationS, 100*part, parts, c.ServerNote)
+				return // the old master's last commands are not all counted, or it stays a master
 			}
 			if oldRan, newRan := leftBehind(t, tl, promotedAt); oldRan > newRan/100 {
 				t.Errorf("once the clients had followed, the old master still ran %d lock commands, the new one %d", oldRan, newRan)
@@ -149,7 +161,7 @@ func TestSentinelFailoverFollowed(t *testing.T) {
 				t.Errorf("the servers ran %d SETs, the clients tried %d times; want equal within %d in flight and 1%%", sets, tries, inFlight)
 			}
 			t.Logf("failover at %.3fs, promoted %.2fs later; new master's share %.0f%% (%s); %d SETs on the servers, %d tries; note %q",
-				failover.AtS, promoted.DurationS, 100*part, parts, sets, tries, c.ServerNote)
+				injected.AtS, promoted.DurationS, 100*part, parts, sets, tries, c.ServerNote)
 		})
 	}
 }
@@ -165,18 +177,22 @@ func TestSentinelFailoverFollowed(t *testing.T) {
 func TestClusterFailoverFollowed(t *testing.T) {
 	const at = time.Second
 	runID := onFirstMaster(t)
-	for _, tc := range []struct{ variant, lib string }{
-		{"lua-release", "rueidis"}, {"lua-release", "go-redis"}, {"watchdog", "go-redis"},
-		{"redsync", "go-redis"}, {"redislock", "go-redis"},
+	for _, tc := range []struct{ variant, lib, fault string }{
+		{"lua-release", "rueidis", "kill"}, {"lua-release", "go-redis", "kill"}, {"watchdog", "go-redis", "kill"},
+		{"redsync", "go-redis", "kill"}, {"redislock", "go-redis", "kill"},
+		// Paused past cluster-node-timeout, the cluster promotes too.
+		{"lua-release", "rueidis", "pause"}, {"lua-release", "go-redis", "pause"},
 	} {
-		t.Run(tc.variant+"/"+tc.lib, func(t *testing.T) {
+		t.Run(tc.variant+"/"+tc.lib+"/"+tc.fault, func(t *testing.T) {
 			c, tl := runWatched(t, plan.Plan{
 				Variants: []string{tc.variant}, Clients: []int{8}, Client: tc.lib, TTL: time.Second,
 				Topology: topologies.Spec{Name: "local:cluster?masters=3&replicas=1"},
-				Faults:   []faults.Fault{mustFault(t, "at=1s kill node=master-1")},
-				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 6 * time.Second},
+				Faults:   []faults.Fault{mustFault(t, "at=1s "+tc.fault+" node=master-1")},
+				// A paused master's clients wait CommandTimeout before
+				// they give up on it.
+				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 6*time.Second + map[bool]time.Duration{true: clients.CommandTimeout}[tc.fault == "pause"]},
 			}, runner.Options{RunID: runID})
-			kill, promoted := event(t, c, "kill", "master-1"), event(t, c, faults.ActionPromoted, "replica-1")
+			kill, promoted := event(t, c, tc.fault, "master-1"), event(t, c, faults.ActionPromoted, "replica-1")
 			onSchedule(t, kill, at, promoted)
 			promotedAt := tl.promoted("replica-1")
 			if promotedAt.IsZero() {
@@ -186,11 +202,11 @@ func TestClusterFailoverFollowed(t *testing.T) {
 			if part <= 0.5 {
 				t.Errorf("after the promotion the new master ran %.0f%% of the lock commands (%s); want most", 100*part, parts)
 			}
-			if c.Server == nil || !strings.Contains(c.ServerNote, "master-1 counted to") {
+			if c.Server == nil || tc.fault == "kill" && !strings.Contains(c.ServerNote, "master-1 counted to") {
 				t.Errorf("server figures %v, note %q; want figures, and the killed master's end noted", c.Server != nil, c.ServerNote)
 			}
-			t.Logf("kill at %.3fs, replica-1 promoted %.2fs later; new master's share %.0f%% (%s); %d acquisitions, %d errors; note %q",
-				kill.AtS, promoted.DurationS, 100*part, parts, c.Acquisitions, c.Errors, c.ServerNote)
+			t.Logf("%s at %.3fs, replica-1 promoted %.2fs later; new master's share %.0f%% (%s); %d acquisitions, %d errors; note %q",
+				tc.fault, kill.AtS, promoted.DurationS, 100*part, parts, c.Acquisitions, c.Errors, c.ServerNote)
 		})
 	}
 }
