@@ -13,7 +13,10 @@
 // (abandoned, or refused as stale), info when nobody knows whether it
 // left. docs/history.md has the table.
 //
-// A [Recorder] is filled on the hot path by many goroutines: preallocated
+// A [Recorder] is filled on the hot path by many goroutines (the clients,
+// and the renewal goroutines that record their leases' extends beside
+// them, an extend sometimes completing after its lease's release was
+// recorded): preallocated
 // to a capacity of events, one clock reading and one atomic add per event,
 // no allocation; events past the capacity are dropped and the history is
 // marked cut (a prefix of what happened). [Recorder.History] sorts the

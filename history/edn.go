@@ -13,8 +13,9 @@ type EDNOptions struct {
 	// enter as :acquire and exit as :release, so that Knossos' mutex model
 	// checks what lockbench's oracle checks. Leases writes acquire and
 	// release as they are (extend is left out: Knossos' mutex knows only
-	// those two). AllOps writes every op under its own name, with :lease
-	// and :fence, for readers other than the mutex model.
+	// those two). AllOps writes every op under its own name (a renewal as
+	// :f :extend), with :lease and :fence, for readers other than the
+	// mutex model.
 	View View
 	// Key, when set, writes only that key's operations with :value nil:
 	// one mutex's history, as elle-cli's and Knossos' command lines read it

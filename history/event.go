@@ -223,7 +223,8 @@ func (h *History) Operations() []Operation {
 // Validate checks that h is well formed: indexes count from 0, times never
 // go back, every completion completes an earlier invocation of the same
 // process, key and op exactly once, and every lease names an acquire's
-// invocation. Its errors wrap [ErrFormat].
+// invocation of the same key by the same process (a lease's operations,
+// its renewals among them, are its holder's). Its errors wrap [ErrFormat].
 func (h *History) Validate() error {
 	if h.Meta.Limit < 1 {
 		return fmt.Errorf("%w: limit %d: must be at least 1", ErrFormat, h.Meta.Limit)
@@ -252,8 +253,12 @@ func (h *History) validateEvent(i int, e Event, last int64, completed map[int]bo
 	case e.Lease < 0 || e.Lease > i:
 		return fmt.Errorf("lease %d is not an earlier event", e.Lease)
 	}
-	if l := h.Events[e.Lease]; l.Op != Acquire || l.Type != Invoke || l.Key != e.Key {
+	l := h.Events[e.Lease]
+	if l.Op != Acquire || l.Type != Invoke || l.Key != e.Key {
 		return fmt.Errorf("lease %d is not an acquire of key %q", e.Lease, e.Key)
+	}
+	if l.Process != e.Process {
+		return fmt.Errorf("process %d acts on lease %d, which is process %d's", e.Process, e.Lease, l.Process)
 	}
 	if e.Type == Invoke {
 		if e.Invoke != i {

@@ -111,6 +111,9 @@ func TestReadJSONErrors(t *testing.T) {
 		{"lease", header + acquire +
 			`{"index":1,"type":"invoke","op":"enter","process":0,"key":"other","time":6,"invoke":1,"lease":0}` + "\n",
 			"not an acquire of key"},
+		{"another's lease", header + acquire +
+			`{"index":1,"type":"invoke","op":"extend","process":1,"key":"k","time":6,"invoke":1,"lease":0}` + "\n",
+			"which is process 0's"},
 		{"mismatch", header + acquire +
 			`{"index":1,"type":"ok","op":"release","process":0,"key":"k","time":6,"invoke":0,"lease":0}` + "\n",
 			"does not match"},

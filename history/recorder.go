@@ -12,7 +12,7 @@ import (
 // give none: 4 Mi events (128 MiB of address space, touched only as events
 // are written), enough for a 10 s cell of 50,000 cycles per second at eight
 // events a cycle (acquire, enter, exit, release, each invoked and
-// completed).
+// completed; a renewal adds two more).
 const DefaultCapacity = 1 << 22
 
 // ID names a recorded invocation: [Recorder.Invoke] returns it,
@@ -57,7 +57,12 @@ type slot struct {
 // Recorder is the bounded history of one cell, filled by its clients on
 // the hot path. It is preallocated: Invoke and Complete take a clock
 // reading and one atomic add, and never allocate. Many goroutines may call
-// them at once; [Recorder.History] must be called after they all stopped.
+// them at once — the clients, and their leases' renewal goroutines, which
+// record extends of a lease beside its holder's operations; an extend may
+// complete after its lease's release was recorded, even after the release
+// completed. [Recorder.History] must be called after they all stopped
+// recording (the caller stops them; an invocation not completed by then
+// is pending).
 type Recorder struct {
 	start time.Time
 	keys  []string
@@ -96,7 +101,9 @@ func NewRecorder(opts RecorderOptions) *Recorder {
 // out of range or lease is not an earlier ID (a programming error).
 //
 // Call it just before the operation, from the goroutine that then calls
-// Complete (or one that Invoke happens before).
+// Complete (or one that Invoke happens before), once the Invoke that
+// returned lease happened before it (as it does for a renewal goroutine
+// that the acquire started).
 func (r *Recorder) Invoke(process, key int, op Op, lease ID) ID {
 	if key < 0 || key >= len(r.keys) {
 		panic(fmt.Sprintf("history: Invoke: key %d out of range [0, %d)", key, len(r.keys)))

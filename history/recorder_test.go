@@ -79,6 +79,100 @@ func TestRecorderConcurrent(t *testing.T) {
 	}
 }
 
+// renewedCycle is one lease of process on key renewed by a goroutine of
+// its own while its holder runs its cycle, the way a watchdog does: its
+// renewals outcomes cycle through ok, ok, info, fail; the last one is
+// invoked just before the release and completed after it returned, and
+// with pending, one more is invoked and never completed.
+func renewedCycle(r *Recorder, process, key int, pending bool) {
+	acq := r.Invoke(process, key, Acquire, NoID)
+	r.Complete(acq, OK, 0)
+	renewing, releasing, released := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i, outcome := range []Type{OK, OK, Info} {
+			id := r.Invoke(process, key, Extend, acq)
+			if i == 0 {
+				close(renewing)
+			}
+			r.Complete(id, outcome, 0)
+		}
+		late := r.Invoke(process, key, Extend, acq)
+		close(releasing)
+		<-released
+		r.Complete(late, Fail, 0)
+		if pending {
+			r.Invoke(process, key, Extend, acq)
+		}
+	}()
+	<-renewing
+	in := r.Invoke(process, key, Enter, acq)
+	r.Complete(in, OK, 0)
+	out := r.Invoke(process, key, Exit, acq)
+	r.Complete(out, OK, 0)
+	<-releasing
+	rel := r.Invoke(process, key, Release, acq)
+	r.Complete(rel, OK, 0)
+	close(released)
+	<-done
+}
+
+// renewed is a history of clients whose leases are renewed beside their
+// critical sections, one renewal completed after its lease's release and
+// one never completed.
+func renewed(t testing.TB) *History {
+	t.Helper()
+	r := NewRecorder(RecorderOptions{Keys: []string{"lockbench:k0", "lockbench:k1"}, Cell: "renewals"})
+	var wg sync.WaitGroup
+	for c := range 3 {
+		wg.Go(func() {
+			for i := range 4 {
+				renewedCycle(r, c, c%2, c == 2 && i == 3)
+			}
+		})
+	}
+	wg.Wait()
+	return r.History()
+}
+
+// Renewals recorded from their own goroutine make a well-formed history:
+// each extend is its holder's, on its lease's key; one that completes
+// after its lease's release returned is still the completion of its own
+// invocation; one never completed is pending.
+func TestRecorderRenewals(t *testing.T) {
+	h := renewed(t)
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	releasedAt := map[int]int64{}
+	var extends, late, pending int
+	for _, op := range h.Operations() {
+		if op.Op == Release {
+			releasedAt[op.Lease] = op.Return
+		}
+	}
+	for _, op := range h.Operations() {
+		if op.Op != Extend {
+			continue
+		}
+		extends++
+		lease := h.Events[op.Lease]
+		if lease.Process != op.Process || lease.Key != op.Key {
+			t.Errorf("%v: its lease is %+v", op, lease)
+		}
+		switch {
+		case op.Pending():
+			pending++
+		case op.Return >= releasedAt[op.Lease] && op.Outcome == Fail:
+			late++
+		}
+	}
+	if extends != 3*4*4+1 || late != 3*4 || pending != 1 {
+		t.Errorf("%d extends, %d completed after their release, %d pending; want %d, %d, 1", extends, late, pending, 3*4*4+1, 3*4)
+	}
+}
+
 func TestRecorderCut(t *testing.T) {
 	r := NewRecorder(RecorderOptions{Keys: []string{"k"}, Capacity: 11})
 	var mu sync.Mutex

@@ -56,6 +56,15 @@ func TestFixtures(t *testing.T) {
 		{"semaphore-over.jsonl", cs, 3, nil},
 		{"two-keys.jsonl", cs, 0, nil},
 		{"two-keys.jsonl", leases, 0, nil},
+		// An ok extend needs its lease held: by a client whose acquire
+		// failed, or after the release, it is the lock vouching for a
+		// lease it did not grant; the critical sections do not see it.
+		{"extend-not-held.jsonl", cs, 0, nil},
+		{"extend-not-held.jsonl", leases, 0, []int{1}},
+		{"extend-after-release.jsonl", cs, 0, nil},
+		{"extend-after-release.jsonl", leases, 0, []int{0}},
+		{"extend-held.jsonl", cs, 0, nil},
+		{"extend-held.jsonl", leases, 0, nil},
 	}
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.fixture, ".jsonl")+"/"+tt.view.String(), func(t *testing.T) {

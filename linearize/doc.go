@@ -23,8 +23,7 @@
 //     failed (lease lost), is unknown, or never came (a crashed holder)
 //     may have expired at any moment after the lock last vouched for it
 //     (its acquire or last ok extend) — and before a failed release, which
-//     found it gone: TTL locks lose leases, and say so. Failed or unknown
-//     extends change nothing.
+//     found it gone: TTL locks lose leases, and say so.
 //     Not linearizable means the lock handed out more leases than the
 //     limit that it vouched for at once. There is no clock in the model:
 //     a lease that expired too early but whose holder was told is not a
@@ -36,10 +35,36 @@
 // operation (its return at the end of the history) comes down to exact
 // rules, which the package applies before the search: an enter or
 // acquire that did not surely succeed is left out with its lease (taking
-// a place only ever hurts), and an exit or release of unknown outcome
+// a place only ever hurts; but see Extends for an acquire the lock
+// vouched for later), and an exit or release of unknown outcome
 // returns at its call (leaving early only ever helps). The test suite
 // checks these rules against a direct porcupine encoding with pending
 // operations on thousands of random histories.
+//
+// # Extends
+//
+// A renewal is a lease's own: the history ties it to its lease (the
+// acquire it renews) and to the lease's holder (history.Validate refuses
+// an operation on another process's lease). In the leases view an ok
+// extend by the holder of a lease it holds is a no-op on the state: it
+// needs the lease inside and leaves the set as it was. An ok extend is the
+// lock vouching that the lease is held somewhere between its call and its
+// return, so one that cannot be (a violation, as a double grant is):
+//
+//   - after the lease's ok release, or after a release that found it lost;
+//   - of a lease whose acquire failed: the lock renews a lease it refused
+//     (the same for an ok release of such a lease); the window is that
+//     lease alone.
+//
+// An ok extend (or release) of a lease whose acquire is unknown proves the
+// acquire took effect, before the first of them returned: the lease then
+// begins within that span rather than being left out. A failed extend
+// (not renewed: the lease was found lost) and an unknown one change
+// nothing, and an extend may be under way across its lease's release
+// (the variant's Release waits for a renewal in flight). The
+// critical-sections view has no extends: a renewal does not enter or
+// leave the protected resource. These rules too are checked against the
+// direct encoding, on random histories with stray renewals.
 //
 // # Segments
 //

@@ -72,6 +72,20 @@ func build(limit int, ops []rawOp) *history.History {
 // timings (many of them overlapping) and outcomes, every kind of unknown
 // among them.
 func randomHistory(rnd *rand.Rand, limit int) *history.History {
+	return build(limit, randomOps(rnd, false))
+}
+
+// strayHistory is randomHistory with stray operations besides: extends
+// (and now and then an ok release) of leases whose acquire did not
+// succeed, extends after a lease's release, and extends under way across
+// the release.
+func strayHistory(rnd *rand.Rand, limit int) *history.History {
+	return build(limit, randomOps(rnd, true))
+}
+
+// randomOps are randomHistory's operations, with strays when asked (the
+// draws are the same without).
+func randomOps(rnd *rand.Rand, strays bool) []rawOp {
 	clients := 2 + rnd.IntN(2)
 	keys := []string{"k0", "k1"}[:1+rnd.IntN(2)]
 	var ops []rawOp
@@ -109,6 +123,13 @@ func randomHistory(rnd *rand.Rand, limit int) *history.History {
 				if ops[len(ops)-1].ret < 0 {
 					break
 				}
+				if strays && rnd.IntN(2) == 0 { // renewed, or released, though not surely acquired
+					op := history.Extend
+					if rnd.IntN(4) == 0 {
+						op = history.Release
+					}
+					add(op, outcome(70, 20))
+				}
 				continue
 			}
 			// A renewal, sometimes concurrent with what follows.
@@ -134,13 +155,20 @@ func randomHistory(rnd *rand.Rand, limit int) *history.History {
 			if rnd.IntN(12) == 0 {
 				break // crashed holding
 			}
+			if strays && rnd.IntN(4) == 0 { // a renewal under way across the release
+				ops = append(ops, rawOp{process: c, key: key, op: history.Extend, call: t,
+					ret: t + int64(1+rnd.IntN(8))*10, outcome: outcome(70, 20), lease: lease})
+			}
 			if !add(history.Release, outcome(70, 20)) {
 				break
+			}
+			if strays && rnd.IntN(4) == 0 { // a renewal after the release
+				add(history.Extend, outcome(70, 20))
 			}
 			t += int64(rnd.IntN(3)) * 10
 		}
 	}
-	return build(limit, ops)
+	return ops
 }
 
 // contended is a history of clients taking turns at one key of limit

@@ -194,16 +194,26 @@ func refLinearizable(h *history.History, view history.View, limit int, keep map[
 // minimal by the reference: its leases alone are not linearizable, and
 // without any one of them they are.
 func TestAgreesWithReference(t *testing.T) {
+	agreesWithReference(t, randomHistory, rand.New(rand.NewPCG(1, 2)))
+}
+
+// The same with stray renewals: extends (and ok releases) of leases not
+// surely acquired, extends under way across their lease's release and
+// after it. An ok one by a non-holder is a violation.
+func TestAgreesWithReferenceOnStrays(t *testing.T) {
+	agreesWithReference(t, strayHistory, rand.New(rand.NewPCG(3, 4)))
+}
+
+func agreesWithReference(t *testing.T, generate func(*rand.Rand, int) *history.History, rnd *rand.Rand) {
 	n := 3000
 	if testing.Short() {
 		n = 300
 	}
-	rnd := rand.New(rand.NewPCG(1, 2))
 	for _, view := range []history.View{history.CriticalSections, history.Leases} {
 		verdicts := map[Verdict]int{}
 		for i := range n {
 			limit := 1 + rnd.IntN(2)
-			h := randomHistory(rnd, limit)
+			h := generate(rnd, limit)
 			if err := h.Validate(); err != nil {
 				t.Fatalf("generated history %d: %v", i, err)
 			}

@@ -140,16 +140,26 @@ func sectionSteps(ops []history.Operation) ([]step, error) {
 	return steps, nil
 }
 
-// leaseSteps are one lease as the lock vouched for it. An acquire that
-// did not surely succeed leaves the lease out (its holder never used it:
-// at most it held a lease nobody vouched for, which any later acquire may
-// take over). A lease released ok is held from its acquire to its
-// release, every ok extend in between needing it still held. A lease whose
-// release failed, is unknown or never came may have expired at any moment
-// after the lock last vouched for it — its acquire or its last ok extend —
-// so that is where it ends; one never extended is an instant. A release
-// that failed found the lease lost: it must be over by then (gone). Failed
-// and unknown extends change nothing.
+// leaseSteps are one lease as the lock vouched for it: its acquire, its
+// release, and every ok extend, which needs the lease held (a renewal by
+// its holder changes nothing; failed and unknown extends change nothing
+// at all).
+//
+// An acquire that did not surely succeed leaves the lease out (its holder
+// never used it: at most it held a lease nobody vouched for, which any
+// later acquire may take over) — unless the lock vouched for the lease
+// later, with an ok extend or an ok release. After a failed acquire that
+// is the lock vouching for a lease it refused, a violation: those steps
+// need a lease that never begins. After an unknown one it proves that the
+// acquire took effect, before the first of them returned: the lease
+// begins within that span.
+//
+// A lease released ok is held from its acquire to its release, every ok
+// extend in between needing it still held. A lease whose release failed,
+// is unknown or never came may have expired at any moment after the lock
+// last vouched for it — its acquire or its last ok extend — so that is
+// where it ends; one never extended is an instant. A release that failed
+// found the lease lost: it must be over by then (gone).
 func leaseSteps(ops []history.Operation) ([]step, error) {
 	var acquire, release *history.Operation
 	var extends []history.Operation
@@ -168,11 +178,40 @@ func leaseSteps(ops []history.Operation) ([]step, error) {
 			return nil, fmt.Errorf("more than one %s", op.Op)
 		}
 	}
-	if acquire == nil || acquire.Outcome != history.OK {
-		return nil, nil
+	released := release != nil && release.Outcome == history.OK
+	if acquire == nil {
+		return nil, fmt.Errorf("no acquire")
 	}
-	if release != nil && release.Outcome == history.OK {
-		steps := []step{newStep(begin, *acquire)}
+	var first step
+	switch {
+	case acquire.Outcome == history.OK:
+		first = newStep(begin, *acquire)
+	case len(extends) == 0 && !released:
+		return nil, nil // never vouched for
+	case acquire.Outcome == history.Fail:
+		var steps []step
+		for _, e := range extends {
+			steps = append(steps, newStep(middle, e))
+		}
+		if released {
+			steps = append(steps, newStep(end, *release))
+		}
+		return steps, nil
+	default: // unknown, then vouched for: it took effect
+		first = newStep(begin, *acquire)
+		vouched := int64(-1)
+		for _, e := range extends {
+			if vouched < 0 || e.Return < vouched {
+				vouched = e.Return
+			}
+		}
+		if released && (vouched < 0 || release.Return < vouched) {
+			vouched = release.Return
+		}
+		first.ret = max(first.call, vouched)
+	}
+	if released {
+		steps := []step{first}
 		for _, e := range extends {
 			steps = append(steps, newStep(middle, e))
 		}
@@ -183,7 +222,8 @@ func leaseSteps(ops []history.Operation) ([]step, error) {
 		lost = []step{newStep(gone, *release)}
 	}
 	if len(extends) == 0 {
-		return append([]step{newStep(instant, *acquire)}, lost...), nil
+		first.kind = instant
+		return append([]step{first}, lost...), nil
 	}
 	// The last vouching is the extend that returned last.
 	last := 0
@@ -192,7 +232,7 @@ func leaseSteps(ops []history.Operation) ([]step, error) {
 			last = i
 		}
 	}
-	steps := []step{newStep(begin, *acquire)}
+	steps := []step{first}
 	for i, e := range extends {
 		if i != last {
 			steps = append(steps, newStep(middle, e))

@@ -15,6 +15,12 @@
 // (Info.OwnTTL leaves a zero Config.TTL zero; a zero Config.Retry), and
 // say which in Info.Settings.
 //
+// A lease's renewals can be watched as they are made: a variant that
+// renews (or refreshes by hand) is an OptionsAcquirer, whose AcquireWith
+// takes a RenewalObserver per lease, told just before and just after each
+// renewal. That is how a workload records renewals in a cell's history
+// without this package knowing of histories.
+//
 // A variant never reads flags and never prints; it reports what happened
 // through its return values and errors (ErrBusy, ErrTimeout, ErrLeaseLost).
 package variants

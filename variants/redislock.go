@@ -46,7 +46,7 @@ type redislockLock struct {
 	client *redislock.Client
 }
 
-var _ Lock = (*redislockLock)(nil)
+var _ OptionsAcquirer = (*redislockLock)(nil)
 
 func newRedislock(cfg Config) (Lock, error) {
 	client, err := nativeGoRedis("redislock", cfg.Conn)
@@ -65,6 +65,11 @@ func newRedislock(cfg Config) (Lock, error) {
 // pause after every one) and stops at the acquire timeout, between tries,
 // so that no command is cut short.
 func (l *redislockLock) Acquire(ctx context.Context, name string) (Lease, error) {
+	return l.AcquireWith(ctx, name, AcquireOptions{})
+}
+
+// AcquireWith is Acquire; aopts.Renewals is told of each Refresh.
+func (l *redislockLock) AcquireWith(ctx context.Context, name string, aopts AcquireOptions) (Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -90,7 +95,7 @@ func (l *redislockLock) Acquire(ctx context.Context, name string) (Lease, error)
 		return nil, ctx.Err()
 	case err == nil:
 		l.cfg.OnAttempt(nil)
-		return &redislockLease{lock: lock, ttl: l.cfg.TTL}, nil
+		return &redislockLease{lock: lock, ttl: l.cfg.TTL, obs: aopts.Renewals}, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(err, redislock.ErrNotObtained) && strategy == nil:
@@ -136,6 +141,7 @@ func (r *redislockRetry) NextBackoff() time.Duration {
 type redislockLease struct {
 	lock *redislock.Lock
 	ttl  time.Duration
+	obs  RenewalObserver // told of each Refresh; nil: nobody
 }
 
 var _ Refresher = (*redislockLease)(nil)
@@ -156,9 +162,11 @@ func (l *redislockLease) Release(ctx context.Context) error {
 // Refresh sets the key's TTL to the lease's again if it still holds our
 // token (redislock's Refresh); ErrLeaseLost when it did not.
 func (l *redislockLease) Refresh(ctx context.Context) error {
-	err := l.lock.Refresh(ctx, l.ttl, nil)
-	if errors.Is(err, redislock.ErrNotObtained) {
-		return ErrLeaseLost
-	}
-	return err
+	return observed(ctx, l.obs, func(ctx context.Context) error {
+		err := l.lock.Refresh(ctx, l.ttl, nil)
+		if errors.Is(err, redislock.ErrNotObtained) {
+			return ErrLeaseLost
+		}
+		return err
+	})
 }

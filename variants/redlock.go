@@ -30,7 +30,7 @@ func init() {
 // other variants' 1 ms pause.
 type redlock struct{ base }
 
-var _ Lock = (*redlock)(nil)
+var _ OptionsAcquirer = (*redlock)(nil)
 
 func (r *redlock) quorum() int { return len(r.cfg.Conns)/2 + 1 }
 
@@ -48,8 +48,13 @@ func (r *redlock) releaseTimeout() time.Duration {
 }
 
 func (r *redlock) Acquire(ctx context.Context, name string) (Lease, error) {
+	return r.AcquireWith(ctx, name, AcquireOptions{})
+}
+
+// AcquireWith is Acquire; opts.Renewals is told of each Refresh.
+func (r *redlock) AcquireWith(ctx context.Context, name string, opts AcquireOptions) (Lease, error) {
 	return r.acquire(ctx, func(ctx context.Context) (Lease, error) {
-		l := &redlockLease{r: r, key: r.key(name), token: r.token()}
+		l := &redlockLease{r: r, key: r.key(name), token: r.token(), obs: opts.Renewals}
 		began := time.Now()
 		acked, wait := r.onAll(ctx, r.nodeTimeout(), func(ctx context.Context, conn Conn) bool {
 			reply, err := conn.Do(ctx, Cmd("SET", l.key, l.token, "NX", "PX", r.ttlMillis()))
@@ -107,6 +112,7 @@ type redlockLease struct {
 	r          *redlock
 	key, token string
 	validUntil time.Time
+	obs        RenewalObserver // told of each Refresh; nil: nobody
 }
 
 var (
@@ -135,7 +141,9 @@ func (l *redlockLease) Release(ctx context.Context) error {
 
 // Refresh extends the lock on every node where it still holds the token
 // and renews its validity; ErrLeaseLost without a majority.
-func (l *redlockLease) Refresh(ctx context.Context) error {
+func (l *redlockLease) Refresh(ctx context.Context) error { return observed(ctx, l.obs, l.refresh) }
+
+func (l *redlockLease) refresh(ctx context.Context) error {
 	began := time.Now()
 	extended, _ := l.r.onAll(ctx, l.r.releaseTimeout(), func(ctx context.Context, conn Conn) bool {
 		n, err := comparePExpire.Run(ctx, conn, []string{l.key}, l.token, l.r.ttlMillis())

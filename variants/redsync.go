@@ -63,7 +63,7 @@ type redsyncLock struct {
 	rs *redsync.Redsync
 }
 
-var _ Lock = (*redsyncLock)(nil)
+var _ OptionsAcquirer = (*redsyncLock)(nil)
 
 func newRedsync(cfg Config) (Lock, error) {
 	pools := make([]redsyncredis.Pool, 0, len(cfg.Conns))
@@ -102,6 +102,11 @@ func redsyncPool(conn Conn) (redsyncredis.Pool, error) {
 // cancelling cuts no command short (a SET cut short could land and be
 // left behind until it expires).
 func (l *redsyncLock) Acquire(ctx context.Context, name string) (Lease, error) {
+	return l.AcquireWith(ctx, name, AcquireOptions{})
+}
+
+// AcquireWith is Acquire; aopts.Renewals is told of each Refresh.
+func (l *redsyncLock) AcquireWith(ctx context.Context, name string, aopts AcquireOptions) (Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -148,7 +153,7 @@ func (l *redsyncLock) Acquire(ctx context.Context, name string) (Lease, error) {
 		return nil, ctx.Err()
 	case err == nil:
 		l.cfg.OnAttempt(nil)
-		return &redsyncLease{m: m}, nil
+		return &redsyncLease{m: m, obs: aopts.Renewals}, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case timedOut:
@@ -168,7 +173,10 @@ func (l *redsyncLock) Acquire(ctx context.Context, name string) (Lease, error) {
 }
 
 // redsyncLease is a held redsync Mutex.
-type redsyncLease struct{ m *redsync.Mutex }
+type redsyncLease struct {
+	m   *redsync.Mutex
+	obs RenewalObserver // told of each Refresh; nil: nobody
+}
 
 var (
 	_ Refresher = (*redsyncLease)(nil)
@@ -191,8 +199,10 @@ func (l *redsyncLease) Release(ctx context.Context) error {
 
 // Refresh extends the lock on every pool (redsync's Extend).
 func (l *redsyncLease) Refresh(ctx context.Context) error {
-	ok, err := l.m.ExtendContext(ctx)
-	return redsyncOutcome(ok, err)
+	return observed(ctx, l.obs, func(ctx context.Context) error {
+		ok, err := l.m.ExtendContext(ctx)
+		return redsyncOutcome(ok, err)
+	})
 }
 
 func redsyncOutcome(ok bool, err error) error {

@@ -20,10 +20,12 @@ type renewal struct {
 	renewed atomic.Int64
 }
 
-// startRenewal renews every interval; each renew call may take at most
-// timeout (a renewal may not outlive the lease it renews). The renewals
-// outlive ctx's cancellation: only Stop ends them.
-func startRenewal(ctx context.Context, interval, timeout time.Duration, renew func(context.Context) error) *renewal {
+// startRenewal renews every interval: at each, the step StepBeforeRenewal
+// of b, then renew, told to obs (nil: nobody) as one renewal. Each step and
+// renew together may take at most timeout (a renewal may not outlive the
+// lease it renews). The renewals outlive ctx's cancellation: only Stop
+// ends them, and none starts once Stop was called.
+func startRenewal(ctx context.Context, b *base, obs RenewalObserver, interval, timeout time.Duration, renew func(context.Context) error) *renewal {
 	r := &renewal{lost: make(chan struct{}), stop: make(chan struct{})}
 	ctx = context.WithoutCancel(ctx)
 	interval = max(interval, time.Millisecond)
@@ -39,9 +41,19 @@ func startRenewal(ctx context.Context, interval, timeout time.Duration, renew fu
 				return
 			case <-ticker.C:
 			}
-			sent := time.Now()
+			if r.stopped() { // the tick and Stop came together
+				return
+			}
 			rctx, cancel := context.WithTimeout(ctx, timeout)
-			err := renew(rctx)
+			err := b.step(rctx, StepBeforeRenewal)
+			if err == nil && r.stopped() { // Stop was called during the step
+				cancel()
+				return
+			}
+			sent := time.Now()
+			if err == nil {
+				err = observed(rctx, obs, renew)
+			}
 			cancel()
 			if err != nil {
 				close(r.lost)
@@ -51,6 +63,16 @@ func startRenewal(ctx context.Context, interval, timeout time.Duration, renew fu
 		}
 	}()
 	return r
+}
+
+// stopped reports whether Stop was called.
+func (r *renewal) stopped() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // Lost is closed when a renewal failed.

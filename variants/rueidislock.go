@@ -64,8 +64,8 @@ type rueidislockLock struct {
 }
 
 var (
-	_ Lock      = (*rueidislockLock)(nil)
-	_ io.Closer = (*rueidislockLock)(nil)
+	_ OptionsAcquirer = (*rueidislockLock)(nil)
+	_ io.Closer       = (*rueidislockLock)(nil)
 )
 
 func newRueidislock(cfg Config) (Lock, error) {
@@ -113,10 +113,16 @@ func (l *rueidislockLock) Close() error {
 // context is derived from the one the Locker is given, so that one is
 // detached from ctx: the lease must outlive the acquire.
 func (l *rueidislockLock) Acquire(ctx context.Context, name string) (Lease, error) {
+	return l.AcquireWith(ctx, name, AcquireOptions{})
+}
+
+// AcquireWith is Acquire, the extensions of the lock's keys told to
+// opts.Renewals (see rueidislockExpiry).
+func (l *rueidislockLock) AcquireWith(ctx context.Context, name string, opts AcquireOptions) (Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l.expiry.reset(name)
+	l.expiry.reset(name, opts.Renewals)
 	if !l.cfg.Retry.IsZero() {
 		return l.acquire(ctx, func(ctx context.Context) (Lease, error) {
 			lockCtx, unlock, err := l.locker.TryWithContext(context.WithoutCancel(ctx), name)

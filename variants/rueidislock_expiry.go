@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,9 +23,18 @@ import (
 // while a majority of its keys do, so its expiry is the majority-th latest
 // of them. The scripts are rueidislock's own, as of rueidis v1.0.79; a
 // test fails if the watch stops seeing them.
+//
+// The same watch tells an acquire's AcquireOptions.Renewals of each
+// extension of one of its lock's keys, as a renewal of the lease: renewed
+// when the key was extended and a majority of the lock's keys is still
+// ours (as far as the client knows: acquired or extended, not yet expired,
+// not deleted, not found taken); not renewed (ErrLeaseLost) when the key
+// was no longer ours or fewer than a majority are. A key's extension alone
+// does not vouch for the lease: the lock is its majority.
 var (
 	rueidislockAcquireSHA = scriptSHA(`local r = redis.call("SET",KEYS[1],ARGV[1],"NX","PXAT",ARGV[2]);redis.call("GET",KEYS[1]);return r`)
 	rueidislockExtendSHA  = scriptSHA(`if redis.call("GET",KEYS[1]) == ARGV[1] then local r = redis.call("PEXPIREAT",KEYS[1],ARGV[2]);redis.call("GET",KEYS[1]);return r end;return 0`)
+	rueidislockDeleteSHA  = scriptSHA(`if redis.call("GET",KEYS[1]) == ARGV[1] then return redis.call("DEL",KEYS[1]) end;return 0`)
 )
 
 func scriptSHA(body string) string {
@@ -32,23 +42,37 @@ func scriptSHA(body string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// rueidislockKeys is the number of keys of one rueidislock lock.
+const rueidislockKeys = 2*rueidislockMajority - 1
+
 // rueidislockExpiry is what one client's Locker last set its keys' expiry
-// to, by lock name and key index (Unix milliseconds).
+// to, by lock name and key index (Unix milliseconds), and who is told of
+// each lock's renewals.
 type rueidislockExpiry struct {
 	prefix   string // the Locker's key prefix, ':' included
 	validity time.Duration
 	mu       sync.Mutex
-	expiries map[string][]int64
+	expiries map[string][]int64 // the latest expiry set, for the margins
+	held     map[string][]int64 // the expiry of a key still ours, 0 when not
+	watchers map[string]RenewalObserver
 }
 
 func newRueidislockExpiry(keyPrefix string, validity time.Duration) *rueidislockExpiry {
-	return &rueidislockExpiry{prefix: keyPrefix + ":", validity: validity, expiries: map[string][]int64{}}
+	return &rueidislockExpiry{prefix: keyPrefix + ":", validity: validity, expiries: map[string][]int64{},
+		held: map[string][]int64{}, watchers: map[string]RenewalObserver{}}
 }
 
-// reset forgets the keys of the lock called name, before a new lease of it.
-func (e *rueidislockExpiry) reset(name string) {
+// reset forgets the keys of the lock called name, before a new lease of
+// it, whose renewals obs (nil: nobody) is told of.
+func (e *rueidislockExpiry) reset(name string, obs RenewalObserver) {
 	e.mu.Lock()
 	delete(e.expiries, name)
+	delete(e.held, name)
+	if obs == nil {
+		delete(e.watchers, name)
+	} else {
+		e.watchers[name] = obs
+	}
 	e.mu.Unlock()
 }
 
@@ -70,42 +94,94 @@ func (e *rueidislockExpiry) renewedAt(name string) time.Time {
 	return time.UnixMilli(expiry).Add(-e.validity)
 }
 
-// saw notes a script the client sent and its reply.
-func (e *rueidislockExpiry) saw(cmd []string, reply rueidis.RedisResult) {
+// lockScript is one of the Locker's scripts on a key of a lock.
+type lockScript struct {
+	sha      string
+	name     string // the lock's
+	index    int    // of the key among the lock's
+	deadline int64  // Unix ms
+}
+
+// parse reads cmd as one of the Locker's scripts on one of its keys.
+func (e *rueidislockExpiry) parse(cmd []string) (lockScript, bool) {
 	// EVALSHA sha 1 key token deadline, or EVAL body 1 key token deadline.
 	if len(cmd) != 6 || (cmd[0] != "EVALSHA" && cmd[0] != "EVAL") || !strings.HasPrefix(cmd[3], e.prefix) {
-		return
+		return lockScript{}, false
 	}
 	sha := cmd[1]
 	if cmd[0] == "EVAL" {
 		sha = scriptSHA(cmd[1])
 	}
-	switch sha {
-	case rueidislockAcquireSHA:
-		if s, err := reply.ToString(); err != nil || s != "OK" {
-			return
-		}
-	case rueidislockExtendSHA:
-		if n, err := reply.AsInt64(); err != nil || n != 1 {
-			return
-		}
-	default:
-		return
-	}
 	index, name, ok := strings.Cut(cmd[3][len(e.prefix):], ":")
 	i, err := strconv.Atoi(index)
 	deadline, derr := strconv.ParseInt(cmd[5], 10, 64)
-	if !ok || err != nil || derr != nil || i < 0 || i >= 2*rueidislockMajority-1 {
-		return
+	if !ok || err != nil || derr != nil || i < 0 || i >= rueidislockKeys {
+		return lockScript{}, false
+	}
+	return lockScript{sha: sha, name: name, index: i, deadline: deadline}, true
+}
+
+// watcher is who is told of the lock's renewals, nil for nobody.
+func (e *rueidislockExpiry) watcher(name string) RenewalObserver {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.watchers[name]
+}
+
+// keys returns the lock's keys in m, made when missing; e.mu held.
+func keysOf(m map[string][]int64, name string) []int64 {
+	keys := m[name]
+	if keys == nil {
+		keys = make([]int64, rueidislockKeys)
+		m[name] = keys
+	}
+	return keys
+}
+
+// saw notes a script the client sent and its reply; for an extension, it
+// returns the lease's renewal outcome (see the comment at the top).
+func (e *rueidislockExpiry) saw(s lockScript, reply rueidis.RedisResult) error {
+	var n int64
+	var err error
+	switch s.sha {
+	case rueidislockAcquireSHA:
+		if str, err := reply.ToString(); err != nil || str != "OK" {
+			return nil
+		}
+		n = 1
+	case rueidislockExtendSHA, rueidislockDeleteSHA:
+		if n, err = reply.AsInt64(); err != nil {
+			return fmt.Errorf("variants: rueidislock extension: %w", err)
+		}
+	default:
+		return nil
 	}
 	e.mu.Lock()
-	keys := e.expiries[name]
-	if keys == nil {
-		keys = make([]int64, 2*rueidislockMajority-1)
-		e.expiries[name] = keys
+	defer e.mu.Unlock()
+	held := keysOf(e.held, s.name)
+	switch {
+	case s.sha == rueidislockDeleteSHA:
+		if n == 1 {
+			held[s.index] = 0
+		}
+		return nil
+	case n != 1:
+		held[s.index] = 0 // an extension that found the key not ours
+		return ErrLeaseLost
 	}
-	keys[i] = max(keys[i], deadline)
-	e.mu.Unlock()
+	keys := keysOf(e.expiries, s.name)
+	keys[s.index] = max(keys[s.index], s.deadline)
+	held[s.index] = max(held[s.index], s.deadline)
+	now, ours := time.Now().UnixMilli(), 0
+	for _, until := range held {
+		if until > now {
+			ours++
+		}
+	}
+	if ours < rueidislockMajority {
+		return ErrLeaseLost
+	}
+	return nil
 }
 
 // watchedRueidis is a rueidis client whose scripts an expiry watches.
@@ -114,13 +190,29 @@ type watchedRueidis struct {
 	expiry *rueidislockExpiry
 }
 
+// Do sends cmd; a script of the Locker's is watched, and an extension is
+// told to the lease's renewal watcher as one renewal.
 func (c watchedRueidis) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
 	args := cmd.Commands() // read before Do, which may recycle cmd
 	if len(args) > 0 && args[0] != "EVALSHA" && args[0] != "EVAL" {
 		return c.Client.Do(ctx, cmd)
 	}
-	args = slices.Clone(args)
+	s, ok := c.expiry.parse(args)
+	if !ok {
+		return c.Client.Do(ctx, cmd)
+	}
+	var obs RenewalObserver
+	if s.sha == rueidislockExtendSHA {
+		obs = c.expiry.watcher(s.name)
+	}
+	var id int64
+	if obs != nil {
+		id = obs.RenewalStarted()
+	}
 	reply := c.Client.Do(ctx, cmd)
-	c.expiry.saw(args, reply)
+	err := c.expiry.saw(s, reply)
+	if obs != nil {
+		obs.RenewalEnded(id, err)
+	}
 	return reply
 }

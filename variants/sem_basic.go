@@ -21,9 +21,15 @@ func init() {
 // The TTL is the semaphore's timeout.
 type semBasic struct{ base }
 
-var _ Lock = (*semBasic)(nil)
+var _ OptionsAcquirer = (*semBasic)(nil)
 
 func (s *semBasic) Acquire(ctx context.Context, name string) (Lease, error) {
+	return s.AcquireWith(ctx, name, AcquireOptions{})
+}
+
+// AcquireWith is Acquire; opts.Renewals is told of each Refresh by hand
+// (sem-basic does not refresh by itself).
+func (s *semBasic) AcquireWith(ctx context.Context, name string, opts AcquireOptions) (Lease, error) {
 	return s.acquire(ctx, func(ctx context.Context) (Lease, error) {
 		keys, token := s.semKeys(name), s.token()
 		now, cutoff := s.clockMicros()
@@ -36,7 +42,7 @@ func (s *semBasic) Acquire(ctx context.Context, name string) (Lease, error) {
 			return nil, err
 		}
 		if ok, err := s.ranked(replies[2]); err != nil || ok {
-			return &semLease{b: &s.base, keys: keys, token: token}, err
+			return &semLease{b: &s.base, keys: keys, token: token, obs: opts.Renewals}, err
 		}
 		if _, err := conn.Do(ctx, Cmd("ZREM", keys.timeout, token)); err != nil {
 			return nil, err

@@ -36,16 +36,21 @@ func init() {
 // every TTL/3, so a hold that approaches the timeout keeps its permit.
 type semFair struct{ base }
 
-var _ Lock = (*semFair)(nil)
+var _ OptionsAcquirer = (*semFair)(nil)
 
 func (s *semFair) Acquire(ctx context.Context, name string) (Lease, error) {
+	return s.AcquireWith(ctx, name, AcquireOptions{})
+}
+
+// AcquireWith is Acquire, the permit's refreshes told to opts.Renewals.
+func (s *semFair) AcquireWith(ctx context.Context, name string, opts AcquireOptions) (Lease, error) {
 	return s.acquire(ctx, func(ctx context.Context) (Lease, error) {
-		return s.tryFair(ctx, s.semKeys(name))
+		return s.tryFair(ctx, s.semKeys(name), opts.Renewals)
 	})
 }
 
 // tryFair is one fair acquire, shared with sem-locked.
-func (b *base) tryFair(ctx context.Context, keys semKeys) (Lease, error) {
+func (b *base) tryFair(ctx context.Context, keys semKeys, obs RenewalObserver) (Lease, error) {
 	token, conn := b.token(), b.cfg.Conn
 	now, cutoff := b.clockMicros()
 	first, err := multiExec(ctx, conn,
@@ -69,7 +74,7 @@ func (b *base) tryFair(ctx context.Context, keys semKeys) (Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	lease := &semLease{b: b, keys: keys, token: token, fair: true}
+	lease := &semLease{b: b, keys: keys, token: token, fair: true, obs: obs}
 	if ok, err := b.ranked(second[2]); err != nil || !ok {
 		if rerr := lease.remove(ctx); err == nil && rerr != nil && !errors.Is(rerr, ErrLeaseLost) {
 			err = rerr

@@ -37,9 +37,14 @@ func init() {
 // holding it stalls acquires briefly, not forever.
 type semLocked struct{ base }
 
-var _ Lock = (*semLocked)(nil)
+var _ OptionsAcquirer = (*semLocked)(nil)
 
 func (s *semLocked) Acquire(ctx context.Context, name string) (Lease, error) {
+	return s.AcquireWith(ctx, name, AcquireOptions{})
+}
+
+// AcquireWith is Acquire, the permit's refreshes told to opts.Renewals.
+func (s *semLocked) AcquireWith(ctx context.Context, name string, opts AcquireOptions) (Lease, error) {
 	return s.acquire(ctx, func(ctx context.Context) (Lease, error) {
 		keys := s.semKeys(name)
 		token, err := s.takeGuard(ctx, keys.guard)
@@ -52,7 +57,7 @@ func (s *semLocked) Acquire(ctx context.Context, name string) (Lease, error) {
 		if err := s.step(ctx, StepGuardHeld); err != nil {
 			return nil, err
 		}
-		return s.tryFair(ctx, keys)
+		return s.tryFair(ctx, keys, opts.Renewals)
 	})
 }
 

@@ -81,7 +81,8 @@ type semLease struct {
 	keys    semKeys
 	token   string
 	fair    bool
-	renewal *renewal // nil for sem-basic, which does not refresh
+	renewal *renewal        // nil for sem-basic, which does not refresh
+	obs     RenewalObserver // told of each refresh; nil: nobody
 }
 
 // Refresher is a lease that can be refreshed by hand; Refresh returns
@@ -139,8 +140,11 @@ func (l *semLease) remove(ctx context.Context) error {
 
 // Refresh re-adds the token's timestamp. When that ZADD added the token
 // rather than updated it, the permit had timed out and been dropped: the
-// token is removed again and the refresh reports ErrLeaseLost.
-func (l *semLease) Refresh(ctx context.Context) error {
+// token is removed again and the refresh reports ErrLeaseLost. The
+// acquire's AcquireOptions.Renewals is told of it.
+func (l *semLease) Refresh(ctx context.Context) error { return observed(ctx, l.obs, l.refresh) }
+
+func (l *semLease) refresh(ctx context.Context) error {
 	now, _ := l.b.clockMicros()
 	added, err := l.b.cfg.Conn.Do(ctx, Cmd("ZADD", l.keys.timeout, now, l.token))
 	if err != nil {
@@ -159,10 +163,5 @@ func (l *semLease) Refresh(ctx context.Context) error {
 // holder whose hold approaches the timeout refreshes in time.
 func (l *semLease) keepFresh(ctx context.Context) {
 	interval := l.b.cfg.TTL / 3
-	l.renewal = startRenewal(ctx, interval, l.b.cfg.TTL-interval, func(ctx context.Context) error {
-		if err := l.b.step(ctx, StepBeforeRenewal); err != nil {
-			return err
-		}
-		return l.Refresh(ctx)
-	})
+	l.renewal = startRenewal(ctx, l.b, l.obs, interval, l.b.cfg.TTL-interval, l.refresh)
 }

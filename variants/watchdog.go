@@ -30,11 +30,16 @@ func init() {
 type watchdogLock struct{ base }
 
 var (
-	_ Lock    = (*watchdogLock)(nil)
-	_ Renewed = (*watchedLease)(nil)
+	_ OptionsAcquirer = (*watchdogLock)(nil)
+	_ Renewed         = (*watchedLease)(nil)
 )
 
 func (l *watchdogLock) Acquire(ctx context.Context, name string) (Lease, error) {
+	return l.AcquireWith(ctx, name, AcquireOptions{})
+}
+
+// AcquireWith is Acquire, its renewals told to opts.Renewals.
+func (l *watchdogLock) AcquireWith(ctx context.Context, name string, opts AcquireOptions) (Lease, error) {
 	return l.acquire(ctx, func(ctx context.Context) (Lease, error) {
 		acquired, err := l.setNX(ctx, name, l.compareAndDelete)
 		if err != nil {
@@ -42,10 +47,7 @@ func (l *watchdogLock) Acquire(ctx context.Context, name string) (Lease, error) 
 		}
 		w := &watchedLease{lease: *acquired.(*lease)}
 		interval := l.cfg.TTL / 3
-		w.renewal = startRenewal(ctx, interval, l.cfg.TTL-interval, func(ctx context.Context) error {
-			if err := l.step(ctx, StepBeforeRenewal); err != nil {
-				return err
-			}
+		w.renewal = startRenewal(ctx, &l.base, opts.Renewals, interval, l.cfg.TTL-interval, func(ctx context.Context) error {
 			n, err := comparePExpire.Run(ctx, l.cfg.Conn, []string{w.key}, w.token, l.ttlMillis())
 			if err == nil && n != int64(1) {
 				err = ErrLeaseLost

@@ -43,7 +43,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	}
 	c.key = k
 	acq := c.invoke(k, history.Acquire, history.NoID)
-	lease, err := c.lock.Acquire(ctx, c.d.names[k])
+	lease, err := c.acquire(ctx, k, acq)
 	done := time.Now()
 	if err == nil || !isBusy(err) || ctx.Err() != nil {
 		c.stopWaiting(done)

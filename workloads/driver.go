@@ -109,7 +109,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 		out.Margins = &margins
 	}
 	if d.hist != nil {
-		out.History = d.hist.History()
+		out.History = d.takeHistory()
 	}
 	out.Measured.Series = withOracle(out.Measured.Series, series)
 	return out, nil
@@ -134,10 +134,12 @@ type driver struct {
 	clientFaults []*clientFault
 	eventsMu     sync.Mutex
 	events       []faults.Event
-	// hist records the cell's history, nil for none; margins are the
-	// stripes' margins, nil when the locks do not expire.
-	hist    *history.Recorder
-	margins []*metrics.Margins
+	// hist records the cell's history, nil for none; histGate closes it
+	// to renewals once it is taken; margins are the stripes' margins, nil
+	// when the locks do not expire.
+	hist     *history.Recorder
+	histGate histGate
+	margins  []*metrics.Margins
 }
 
 func newDriver(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
@@ -172,6 +174,9 @@ func newDriver(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle) (
 			return nil, fmt.Errorf("workloads: client %d: %w", i, err)
 		}
 		c.lock = lock
+		if o, ok := lock.(variants.OptionsAcquirer); ok && spec.HistoryEvents > 0 {
+			c.options = o // its renewals are recorded
+		}
 		c.margins = d.margins[c.stripe]
 		d.clients = append(d.clients, c)
 	}
@@ -303,7 +308,8 @@ type client struct {
 	index, stripe int
 	process       int // in the history: FirstClient + index
 	lock          variants.Lock
-	rec           *metrics.Recorder // the current cycle's recorder, also used by attempt
+	options       variants.OptionsAcquirer // lock, when renewals are recorded; else nil
+	rec           *metrics.Recorder        // the current cycle's recorder, also used by attempt
 	rnd           *rand.Rand
 	timer         *time.Timer
 	release       *releaseContext  // nil until the first release, and after one that timed out
