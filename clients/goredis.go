@@ -76,7 +76,7 @@ func newGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Co
 func args(cmd variants.Command) []any {
 	a := make([]any, len(cmd.Argv))
 	for i, s := range cmd.Argv {
-		a[i] = s
+		a[i] = boxed(s)
 	}
 	return a
 }

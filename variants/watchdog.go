@@ -35,8 +35,9 @@ var (
 )
 
 func (l *watchdogLock) Acquire(ctx context.Context, name string) (Lease, error) {
+	key := l.key(name)
 	return l.acquire(ctx, func(ctx context.Context) (Lease, error) {
-		acquired, err := l.setNX(ctx, name, l.compareAndDelete)
+		acquired, err := l.setNX(ctx, key, l.compareAndDelete)
 		if err != nil {
 			return nil, err
 		}
