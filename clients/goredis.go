@@ -138,7 +138,7 @@ func (h reloadOnFailure) after(err error) {
 func args(cmd variants.Command) []any {
 	a := make([]any, len(cmd.Argv))
 	for i, s := range cmd.Argv {
-		a[i] = s
+		a[i] = boxed(s)
 	}
 	return a
 }

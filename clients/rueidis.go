@@ -151,6 +151,12 @@ func (r *rueidisConn) Close() {
 }
 
 func decodeRueidis(res rueidis.RedisResult) (any, error) {
+	if msg, err := res.ToMessage(); err == nil && msg.IsString() {
+		s, _ := msg.ToString()
+		if v, ok := status(s); ok {
+			return v, nil
+		}
+	}
 	v, err := res.ToAny()
 	if err == nil {
 		return rueidisArray(v), nil

@@ -8,20 +8,41 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strconv"
+	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // base is the state every lock of one client shares: its config, a random
 // source for tokens and jitter, and the blocking-acquire loop.
+//
+// It also keeps what spares the acquire and release of the single-key
+// locks their allocations (each safe for concurrent use, as a lease may
+// be released from another goroutine): the TTL argument formatted once,
+// the last key built from a name, and a buffer for a command's arguments.
 type base struct {
 	cfg Config
 	rnd *rand.Rand
+	ttl string // cfg.TTL in milliseconds, at least 1
+
+	lastKey atomic.Pointer[namedKey]
+	argv    atomic.Pointer[argvBuffer] // nil while in use
 }
+
+// namedKey is the key of the lock called name.
+type namedKey struct{ name, key string }
+
+// argvBuffer holds the arguments of one command of the single-key locks.
+type argvBuffer [8]string
 
 func newBase(cfg Config) base {
 	var seed [32]byte
 	_, _ = crand.Read(seed[:]) // never fails on supported platforms
-	return base{cfg: cfg, rnd: rand.New(rand.NewChaCha8(seed))}
+	return base{
+		cfg: cfg,
+		rnd: rand.New(rand.NewChaCha8(seed)),
+		ttl: strconv.FormatInt(max(cfg.TTL.Milliseconds(), 1), 10),
+	}
 }
 
 // step runs the AtStep hook, if any, at the named step.
@@ -32,8 +53,17 @@ func (b *base) step(ctx context.Context, name string) error {
 	return b.cfg.AtStep(ctx, name)
 }
 
-// key is the Redis key of the lock called name.
-func (b *base) key(name string) string { return b.cfg.Prefix + name }
+// key is the Redis key of the lock called name. A client that takes the
+// same lock again and again (the closed loop's key per client) gets the
+// key it was given last time.
+func (b *base) key(name string) string {
+	if k := b.lastKey.Load(); k != nil && k.name == name {
+		return k.key
+	}
+	k := &namedKey{name: name, key: b.cfg.Prefix + name}
+	b.lastKey.Store(k)
+	return k.key
+}
 
 // token returns a new random 128-bit token in hex.
 func (b *base) token() string {
@@ -44,8 +74,31 @@ func (b *base) token() string {
 }
 
 // ttlMillis is the TTL as the argument of PX or PEXPIRE.
-func (b *base) ttlMillis() string {
-	return strconv.FormatInt(max(b.cfg.TTL.Milliseconds(), 1), 10)
+func (b *base) ttlMillis() string { return b.ttl }
+
+// takeArgv returns the lock's argument buffer, or a new one while another
+// command of the lock's uses it; putArgv gives it back, emptied, once the
+// command returned (Conn keeps no command).
+func (b *base) takeArgv() *argvBuffer {
+	if buf := b.argv.Swap(nil); buf != nil {
+		return buf
+	}
+	return new(argvBuffer)
+}
+
+func (b *base) putArgv(buf *argvBuffer) {
+	clear(buf[:])
+	b.argv.Store(buf)
+}
+
+// doKey sends name key args..., a command whose only key is its first
+// argument, as Cmd builds it, with its arguments in the lock's buffer.
+func (b *base) doKey(ctx context.Context, name, key string, args ...string) (any, error) {
+	buf := b.takeArgv()
+	argv := append(append(buf[:0], name, key), args...)
+	reply, err := b.cfg.Conn.Do(ctx, Command{Argv: argv, Keys: firstKey})
+	b.putArgv(buf)
+	return reply, err
 }
 
 // acquire runs try until it acquires, fails with an error other than
@@ -102,16 +155,36 @@ func (l *lease) Release(ctx context.Context) error { return l.release(ctx, l.key
 func (l *lease) Token() uint64                     { return 0 }
 func (l *lease) Lost() <-chan struct{}             { return nil }
 
+// tokenLease is a lease with its token's 32 hex digits, in one allocation.
+type tokenLease struct {
+	lease
+	hex [32]byte
+}
+
+// newLease returns a lease of key with a new random 128-bit token, as
+// token makes them. The token's string is the lease's own bytes, written
+// once here and never again.
+func (b *base) newLease(key string, release func(context.Context, string, string) error) *lease {
+	t := &tokenLease{lease: lease{key: key, release: release}}
+	var raw [16]byte
+	binary.LittleEndian.PutUint64(raw[:8], b.rnd.Uint64())
+	binary.LittleEndian.PutUint64(raw[8:], b.rnd.Uint64())
+	hex.Encode(t.hex[:], raw[:])
+	t.token = unsafe.String(&t.hex[0], len(t.hex))
+	return &t.lease
+}
+
 // setNX tries SET key token NX PX ttl: the one-command acquire of the
-// expiring locks.
-func (b *base) setNX(ctx context.Context, name string, release func(context.Context, string, string) error) (Lease, error) {
-	key, token := b.key(name), b.token()
-	reply, err := b.cfg.Conn.Do(ctx, Cmd("SET", key, token, "NX", "PX", b.ttlMillis()))
+// expiring locks. release must be a function made once per lock, not a
+// method value made per call (which allocates).
+func (b *base) setNX(ctx context.Context, key string, release func(context.Context, string, string) error) (Lease, error) {
+	l := b.newLease(key, release)
+	reply, err := b.doKey(ctx, "SET", key, l.token, "NX", "PX", b.ttl)
 	if err != nil {
 		return nil, err
 	}
 	if reply == nil {
 		return nil, ErrBusy
 	}
-	return &lease{key: key, token: token, release: release}, nil
+	return l, nil
 }

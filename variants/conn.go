@@ -13,6 +13,10 @@ import (
 //
 // Replies are decoded to nil (the nil reply), int64, string, or []any of
 // those. A server error reply is returned as a *ServerError.
+//
+// Do and DoMulti keep no part of their commands once they return: a caller
+// may reuse a command's Argv for its next command (the variants do, to
+// spare an allocation per command).
 type Conn interface {
 	// Do sends one command and returns its reply.
 	Do(ctx context.Context, cmd Command) (any, error)
@@ -39,8 +43,12 @@ func Cmd(name, key string, args ...string) Command {
 	argv := make([]string, 0, 2+len(args))
 	argv = append(argv, name, key)
 	argv = append(argv, args...)
-	return Command{Argv: argv, Keys: []int{1}}
+	return Command{Argv: argv, Keys: firstKey}
 }
+
+// firstKey is the Keys of every command whose only key is its first
+// argument, shared by them all: no one writes to a command's Keys.
+var firstKey = []int{1}[:1:1]
 
 // Bare builds a command that has no key, such as MULTI or EXEC.
 func Bare(argv ...string) Command { return Command{Argv: argv} }

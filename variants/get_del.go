@@ -22,8 +22,9 @@ type getDelLock struct{ base }
 var _ Lock = (*getDelLock)(nil)
 
 func (l *getDelLock) Acquire(ctx context.Context, name string) (Lease, error) {
+	key := l.key(name)
 	return l.acquire(ctx, func(ctx context.Context) (Lease, error) {
-		return l.setNX(ctx, name, l.release)
+		return l.setNX(ctx, key, l.release)
 	})
 }
 

@@ -40,8 +40,9 @@ func (l *watchdogLock) Acquire(ctx context.Context, name string) (Lease, error) 
 
 // AcquireWith is Acquire, its renewals told to opts.Renewals.
 func (l *watchdogLock) AcquireWith(ctx context.Context, name string, opts AcquireOptions) (Lease, error) {
+	key := l.key(name)
 	return l.acquire(ctx, func(ctx context.Context) (Lease, error) {
-		acquired, err := l.setNX(ctx, name, l.compareAndDelete)
+		acquired, err := l.setNX(ctx, key, l.compareAndDelete)
 		if err != nil {
 			return nil, err
 		}
