@@ -110,6 +110,22 @@ func share(tl *timeline, promotedAt time.Time, names ...string) (float64, string
 	return float64(promoted) / float64(all), strings.Join(parts, ", ")
 }
 
+// newMasterRanMost checks that once replica-1 was promoted it ran most of
+// the lock commands the masters ran, and returns when it was promoted,
+// its share and every node's count.
+func newMasterRanMost(t *testing.T, tl *timeline) (time.Time, float64, string) {
+	t.Helper()
+	promotedAt := tl.promoted("replica-1")
+	if promotedAt.IsZero() {
+		t.Fatalf("the timeline never saw replica-1 a master")
+	}
+	part, parts := share(tl, promotedAt)
+	if part <= 0.5 {
+		t.Errorf("after the promotion the new master ran %.0f%% of the lock commands (%s); want most", 100*part, parts)
+	}
+	return promotedAt, part, parts
+}
+
 // A Sentinel failover (SENTINEL FAILOVER, the failover fault; or the
 // master killed or paused, so that Sentinel decides) with lua-release:
 // both client libraries follow the new master, which serves
@@ -137,14 +153,7 @@ func TestSentinelFailoverFollowed(t *testing.T) {
 			}, runner.Options{})
 			injected, promoted := event(t, c, tc.action, tc.node), event(t, c, faults.ActionPromoted, "replica-1")
 			onSchedule(t, injected, at, promoted)
-			promotedAt := tl.promoted("replica-1")
-			if promotedAt.IsZero() {
-				t.Fatalf("the timeline never saw replica-1 a master")
-			}
-			part, parts := share(tl, promotedAt)
-			if part <= 0.5 {
-				t.Errorf("after the promotion the new master ran %.0f%% of the lock commands (%s); want most", 100*part, parts)
-			}
+			promotedAt, part, parts := newMasterRanMost(t, tl)
 			if tc.action != "failover" {
 				t.Logf("%s at %.3fs, promoted %.2fs later; new master's share %.0f%% (%s); note %q",
 					tc.action, injected.AtS, promoted.DurationS, 100*part, parts, c.ServerNote)
@@ -194,14 +203,7 @@ func TestClusterFailoverFollowed(t *testing.T) {
 			}, runner.Options{RunID: runID})
 			kill, promoted := event(t, c, tc.fault, "master-1"), event(t, c, faults.ActionPromoted, "replica-1")
 			onSchedule(t, kill, at, promoted)
-			promotedAt := tl.promoted("replica-1")
-			if promotedAt.IsZero() {
-				t.Fatalf("the timeline never saw replica-1 a master")
-			}
-			part, parts := share(tl, promotedAt)
-			if part <= 0.5 {
-				t.Errorf("after the promotion the new master ran %.0f%% of the lock commands (%s); want most", 100*part, parts)
-			}
+			_, part, parts := newMasterRanMost(t, tl)
 			if c.Server == nil || tc.fault == "kill" && !strings.Contains(c.ServerNote, "master-1 counted to") {
 				t.Errorf("server figures %v, note %q; want figures, and the killed master's end noted", c.Server != nil, c.ServerNote)
 			}
