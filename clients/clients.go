@@ -45,10 +45,21 @@ type Options struct {
 	// Library is rueidis or go-redis. Default rueidis.
 	Library string
 	// PoolSize is the connections go-redis may open per node (one per
-	// concurrent command). Default 10 per CPU, go-redis' own default.
-	// rueidis pipelines every caller over one connection per node and
-	// ignores it.
+	// concurrent command). Past maxSharedPool (256) they are split: the
+	// ordinary commands share 256, and the dedicated connections
+	// (Dedicated) come from a pool of their own of the rest (see
+	// newGoRedis). Default 10 per CPU, go-redis' own default. rueidis
+	// pipelines every caller over a few connections per node and ignores
+	// it.
 	PoolSize int
+	// Callers is how many goroutines may send through the client at once
+	// (a run's clients). rueidis sizes the ring of commands of each of its
+	// pipelining connections to hold one of each (RingScaleEachConn, up
+	// to 2^16), and past its default ring of 1024 hands out the dedicated
+	// connections from a second client with the default ring (see
+	// newRueidis). go-redis ignores it (see PoolSize). Default 0:
+	// rueidis' default ring, one client.
+	Callers int
 	// Dial, when set, opens every connection, to sentinels too, in place
 	// of the library's own dialer (topologies.Dialer: through the proxies
 	// of a topology's links). It does no TLS. Default nil: the library's.
@@ -121,7 +132,7 @@ func Dial(ctx context.Context, access topologies.Access, opts Options) (Client, 
 	)
 	switch opts.Library {
 	case "rueidis":
-		c, err = newRueidis(access, opts.Dial)
+		c, err = newRueidis(access, opts)
 	default:
 		c = newGoRedis(access, opts.PoolSize, opts.Dial)
 	}

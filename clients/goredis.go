@@ -23,7 +23,10 @@ type goRedisDoer interface {
 type goRedisConn struct {
 	doer   goRedisDoer
 	client redis.UniversalClient // nil on a dedicated connection
-	moved  *goRedisMoved         // a dedicated connection in a cluster: follows MOVED once
+	// dedicating hands out the dedicated connections: client itself, or
+	// a client with a pool of its own (see newGoRedis).
+	dedicating redis.UniversalClient
+	moved      *goRedisMoved // a dedicated connection in a cluster: follows MOVED once
 }
 
 var (
@@ -39,8 +42,38 @@ type discardLogger struct{}
 
 func (discardLogger) Printf(context.Context, string, ...any) {}
 
+// maxSharedPool bounds the connections per node that go-redis' ordinary
+// commands share. One command goes on a connection at a time, so past a
+// few hundred connections more of them raise no throughput but cost CPU
+// per command, in lockbench and in Redis. At 10,000 clients (lua-release,
+// 1,000 keys, 10 s, on 2 cores at load 6-10) Redis ran 203,000-385,000
+// commands with pools of 100-250, 145,000-173,000 with 500 and
+// 97,000-143,000 with 2,000, whose clients waited 0.65-0.81 s a command
+// in go-redis' pool and whose releases met their 2 s timeout; at 1,000
+// clients, 409,000-418,000 with 256 against 209,000-307,000 with a
+// connection per client.
+const maxSharedPool = 256
+
+// newGoRedis builds the client of access with poolSize connections per
+// node in all. Past maxSharedPool the ordinary commands share
+// maxSharedPool of them and the dedicated connections (Dedicated) the
+// rest, from a second client: a variant that holds a dedicated connection
+// through a blocking wait (notify's BLPOP, wait-replicas' WAIT) must not
+// take the connections the releases it waits for need.
 func newGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *goRedisConn {
 	quietGoRedis.Do(func() { redis.SetLogger(discardLogger{}) })
+	shared := min(poolSize, maxSharedPool)
+	c := buildGoRedis(access, shared, dial)
+	g := &goRedisConn{doer: c, client: c, dedicating: c}
+	if poolSize > shared {
+		g.dedicating = buildGoRedis(access, poolSize-shared, dial)
+	}
+	return g
+}
+
+// buildGoRedis builds a client of access with poolSize connections per
+// node (0: go-redis' default).
+func buildGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) redis.UniversalClient {
 	ep := access.Endpoints[0]
 	var addrs []string
 	for _, e := range access.Endpoints {
@@ -51,10 +84,9 @@ func newGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Co
 	// default of 5 tries 100 ms apart stalled every command to a killed
 	// node for half a second or more). A reply waits CommandTimeout at
 	// most (blocking commands their block time more: go-redis adds it).
-	var c redis.UniversalClient
 	switch {
 	case access.MasterName != "":
-		c = redis.NewFailoverClient(&redis.FailoverOptions{
+		return redis.NewFailoverClient(&redis.FailoverOptions{
 			MasterName: access.MasterName, SentinelAddrs: addrs,
 			Username: ep.Username, Password: ep.Password, SentinelUsername: ep.Username, SentinelPassword: ep.Password,
 			DB: ep.DB, TLSConfig: ep.TLS, PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
@@ -69,17 +101,15 @@ func newGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Co
 			Dialer: dial,
 		})
 		cluster.OnNewNode(func(node *redis.Client) { node.AddHook(reloadOnFailure{cluster}) })
-		c = cluster
-	default:
-		c = redis.NewClient(&redis.Options{
-			Addr: ep.Addr, Username: ep.Username, Password: ep.Password, DB: ep.DB, TLSConfig: ep.TLS,
-			PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
-			MaxRetries:            -1, // errors are counted, not hidden
-			ContextTimeoutEnabled: true, DisableIdentity: true,
-			Dialer: dial,
-		})
+		return cluster
 	}
-	return &goRedisConn{doer: c, client: c}
+	return redis.NewClient(&redis.Options{
+		Addr: ep.Addr, Username: ep.Username, Password: ep.Password, DB: ep.DB, TLSConfig: ep.TLS,
+		PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
+		MaxRetries:            -1, // errors are counted, not hidden
+		ContextTimeoutEnabled: true, DisableIdentity: true,
+		Dialer: dial,
+	})
 }
 
 // reloadOnFailure has a cluster client read the cluster's slots again
@@ -230,11 +260,11 @@ func (g *goRedisConn) transaction(ctx context.Context, inner []variants.Command)
 	return out
 }
 
-// Dedicated runs fn on a connection of its own: in a cluster, one to the
-// master that serves key, which follows a MOVED reply to its first
-// command (goRedisMoved).
+// Dedicated runs fn on a connection of its own, from the dedicated pool
+// (see newGoRedis): in a cluster, one to the master that serves key,
+// which follows a MOVED reply to its first command (goRedisMoved).
 func (g *goRedisConn) Dedicated(ctx context.Context, key string, fn func(variants.Conn) error) error {
-	switch c := g.client.(type) {
+	switch c := g.dedicating.(type) {
 	case nil:
 		return fn(g)
 	case *redis.ClusterClient:
@@ -261,6 +291,9 @@ func (g *goRedisConn) GoRedis() redis.UniversalClient { return g.client }
 func (g *goRedisConn) Close() {
 	if g.client != nil {
 		_ = g.client.Close()
+	}
+	if g.dedicating != g.client {
+		_ = g.dedicating.Close()
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 func connectGroups(ctx context.Context, p plan.Plan, topo topologies.Topology, network *faults.Network) ([][]clients.Client, error) {
 	var groups [][]clients.Client
 	for _, name := range p.ClientGroupNames() {
-		opts := clients.Options{Library: p.Client, PoolSize: PoolSize(slices.Max(p.Clients))}
+		opts := clientOptions(p)
 		if network != nil {
 			opts.Dial = network.Dialer(name)
 		}
@@ -33,6 +33,14 @@ func connectGroups(ctx context.Context, p plan.Plan, topo topologies.Topology, n
 		groups = append(groups, conns)
 	}
 	return groups, nil
+}
+
+// clientOptions are the options of a session's clients for p: go-redis'
+// pool (PoolSize) and rueidis' rings (Callers) sized to its largest client
+// count.
+func clientOptions(p plan.Plan) clients.Options {
+	most := slices.Max(p.Clients)
+	return clients.Options{Library: p.Client, PoolSize: PoolSize(most), Callers: most}
 }
 
 // groupConns are one client group's connections as its variants use

@@ -36,7 +36,9 @@ const maxPoolSize = 2000
 // PoolSize is the connections a session's go-redis client may have busy
 // at once per node, for a run of clients clients: one per client, and as
 // many again for the variants that hold a dedicated connection while
-// they send on another, up to maxPoolSize.
+// they send on another, up to maxPoolSize. Past 256 the client shares 256
+// among the ordinary commands and keeps the rest for the dedicated
+// connections (clients.Options.PoolSize).
 func PoolSize(clients int) int { return min(2*clients+8, maxPoolSize) }
 
 // openSession opens the plan's topology, with proxies on its links when
