@@ -1,12 +1,15 @@
 // Package metrics owns what one run cell measures and the in-memory oracle
 // that checks what the lock was supposed to guarantee.
 //
-// Recording follows "accumulate, then summarize once": every simulated client
-// owns a [Recorder] (HdrHistograms of acquire, release and hold times in
-// microseconds, plus plain counters) that it updates without locks or
-// allocations; at the end of the cell [Merge] combines the recorders into a
-// [Summary] by merging histograms — percentiles are never averaged — and
-// computes how fairly acquisitions were spread over the clients.
+// Recording follows "accumulate, then summarize once": the simulated clients
+// of a cell share a few [Recorder]s, one per stripe of clients
+// (HdrHistograms of acquire, release and hold times in microseconds, plus
+// plain counters), and each client records through a [Tally] of its own,
+// which keeps its latest events, four bytes each, and adds them to the
+// stripe's recorder in one batch, under one lock, without allocating; at
+// the end of the cell [Merge] combines the recorders into a [Summary] by
+// merging histograms — percentiles are never averaged — and computes how
+// fairly acquisitions were spread over the clients.
 //
 // The [Oracle] is the protected resource, independent of Redis. It never
 // trusts the lock: each holder enters it, reads a counter, and on exit writes

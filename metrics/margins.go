@@ -10,7 +10,8 @@ import (
 // Margins accumulates how close the leases of expiring locks came to
 // breaking, for a stripe of clients over a whole cell (warm-up included,
 // like the oracle's violations: a near miss is one wherever it happens).
-// It is safe for concurrent use and records without allocating.
+// It is safe for concurrent use and records without allocating; a
+// client records into it through its [Tally], in batches.
 //
 // Its three histograms (microseconds) hold:
 //   - validity left: at each acquisition's return, how long its lease
@@ -89,14 +90,22 @@ func (m *Margins) Noticed(delay time.Duration) {
 }
 
 func (m *Margins) record(h *hdrhistogram.Histogram, d time.Duration) {
-	us := d.Microseconds()
-	if us < lowestMicros || us > highestMicros {
-		if us > highestMicros || d <= 0 {
-			m.counts.Clamped++
-		}
-		us = min(max(us, lowestMicros), highestMicros)
+	us, clamped := clampMarginMicros(d)
+	if clamped {
+		m.counts.Clamped++
 	}
 	_ = h.RecordValue(us) // within the range
+}
+
+// clampMarginMicros is d in microseconds clamped into the histograms'
+// range, and whether the margins count it as clamped: one beyond the
+// range, or one of 0 or less (recorded at the floor).
+func clampMarginMicros(d time.Duration) (us int64, clamped bool) {
+	us = d.Microseconds()
+	if us < lowestMicros || us > highestMicros {
+		return min(max(us, lowestMicros), highestMicros), us > highestMicros || d <= 0
+	}
+	return us, false
 }
 
 // MarginSummary is the merged margins of a cell.

@@ -53,19 +53,27 @@ const (
 // Recorder accumulates the measurements of a stripe of clients during one
 // phase of a run cell: histograms, counters, and a per-second series. (A
 // cell's clients are spread over a few stripes, each with its recorder, so
-// that memory stays bounded with thousands of clients while a few clients
-// seldom share a mutex.) It is safe for concurrent use; only the clients
-// of one stripe share its mutex, and recording does not allocate except
-// when a new second begins.
+// that memory stays bounded with thousands of clients; each client records
+// through a [Tally] of its own, which takes the stripe's mutex once per
+// batch of events rather than per event.) It is safe for concurrent use,
+// and recording does not allocate except when a new second begins and at
+// the first value of a histogram only some cells use.
 type Recorder struct {
 	mu    sync.Mutex
 	start time.Time // second 0 of the series
 
-	acquire    *hdrhistogram.Histogram // from the intended start (open loop) or the start
-	acquireRaw *hdrhistogram.Histogram // from the actual start
-	release    *hdrhistogram.Histogram
-	hold       *hdrhistogram.Histogram
-	lateness   *hdrhistogram.Histogram // how late the open-loop schedule started arrivals
+	// The acquisitions' latencies: acquireSame holds those whose latency
+	// from the intended start and from the actual start are the same (in
+	// microseconds: every one of a closed loop, where the two starts are
+	// one), recorded once; acquire and acquireRaw the others' (an open
+	// loop's), from the intended start and from the actual start, nil
+	// until the first. Merge adds acquireSame to both.
+	acquireSame *hdrhistogram.Histogram
+	acquire     *hdrhistogram.Histogram
+	acquireRaw  *hdrhistogram.Histogram
+	release     *hdrhistogram.Histogram
+	hold        *hdrhistogram.Histogram
+	lateness    *hdrhistogram.Histogram // how late the open-loop schedule started arrivals; nil until the first
 
 	counts  [numEvents]int64
 	errors  [maxErrorKinds]errorSlot // the Error events, by kind
@@ -84,19 +92,19 @@ type second struct {
 
 // NewRecorder returns an empty Recorder whose series starts at start.
 func NewRecorder(start time.Time) *Recorder {
-	return &Recorder{
-		start:      start,
-		acquire:    newHistogram(),
-		acquireRaw: newHistogram(),
-		release:    newHistogram(),
-		hold:       newHistogram(),
-		lateness:   newHistogram(),
-	}
+	return &Recorder{start: start, acquireSame: newHistogram(), release: newHistogram(), hold: newHistogram()}
 }
 
 // secondAt returns the series entry of the second at falls in.
-func (r *Recorder) secondAt(at time.Time) *second {
-	i := max(int(at.Sub(r.start)/time.Second), 0)
+func (r *Recorder) secondAt(at time.Time) *second { return r.second(r.secondOf(at)) }
+
+// secondOf is the index in the series of the second at falls in; it
+// needs no lock.
+func (r *Recorder) secondOf(at time.Time) int { return max(int(at.Sub(r.start)/time.Second), 0) }
+
+// second returns the series entry of second i, making the seconds up to
+// it.
+func (r *Recorder) second(i int) *second {
 	for len(r.seconds) <= i {
 		r.seconds = append(r.seconds, second{acquire: hdrhistogram.New(lowestMicros, highestMicros, secondFigures)})
 	}
@@ -108,11 +116,32 @@ func (r *Recorder) secondAt(at time.Time) *second {
 // loop).
 func (r *Recorder) Acquired(at time.Time, latency, raw time.Duration) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	s := r.secondAt(at)
+	r.acquired(r.secondOf(at), latency, raw)
+	r.mu.Unlock()
+}
+
+// acquired records a successful acquisition in second i of the series.
+// Call it with r.mu held.
+func (r *Recorder) acquired(i int, latency, raw time.Duration) {
+	s := r.second(i)
 	s.acquisitions++
-	_ = s.acquire.RecordValue(r.record(r.acquire, latency))
-	r.record(r.acquireRaw, raw)
+	us, rawUS := r.micros(latency), r.micros(raw)
+	_ = s.acquire.RecordValue(us) // within the range, as every micros
+	if us == rawUS {
+		_ = r.acquireSame.RecordValue(us)
+		return
+	}
+	r.acquiredApart(us, rawUS)
+}
+
+// acquiredApart records an acquisition whose latency and raw latency
+// differ, in microseconds within the range. Call it with r.mu held.
+func (r *Recorder) acquiredApart(us, rawUS int64) {
+	if r.acquire == nil {
+		r.acquire, r.acquireRaw = newHistogram(), newHistogram()
+	}
+	_ = r.acquire.RecordValue(us)
+	_ = r.acquireRaw.RecordValue(rawUS)
 }
 
 // Released records the latency of a release.
@@ -122,7 +151,23 @@ func (r *Recorder) Released(d time.Duration) { r.locked(r.release, d) }
 func (r *Recorder) Held(d time.Duration) { r.locked(r.hold, d) }
 
 // Late records how late an open-loop arrival was started.
-func (r *Recorder) Late(d time.Duration) { r.locked(r.lateness, d) }
+func (r *Recorder) Late(d time.Duration) {
+	r.mu.Lock()
+	r.late(d)
+	r.mu.Unlock()
+}
+
+// late records a lateness. Call it with r.mu held.
+func (r *Recorder) late(d time.Duration) { r.lateMicros(r.micros(d)) }
+
+// lateMicros records a lateness of us microseconds within the range.
+// Call it with r.mu held.
+func (r *Recorder) lateMicros(us int64) {
+	if r.lateness == nil {
+		r.lateness = newHistogram()
+	}
+	_ = r.lateness.RecordValue(us)
+}
 
 // Add counts one event that happened at at.
 func (r *Recorder) Add(at time.Time, e Event) {
@@ -178,7 +223,11 @@ func (r *Recorder) Note(name string) {
 func (r *Recorder) Acquisitions() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.acquire.TotalCount()
+	n := r.acquireSame.TotalCount()
+	if r.acquire != nil {
+		n += r.acquire.TotalCount()
+	}
+	return n
 }
 
 func (r *Recorder) locked(h *hdrhistogram.Histogram, d time.Duration) {
@@ -187,22 +236,34 @@ func (r *Recorder) locked(h *hdrhistogram.Histogram, d time.Duration) {
 	r.mu.Unlock()
 }
 
-// record adds d to h in microseconds, clamped into the histogram's range,
-// and returns the value recorded. Values below 1 µs are recorded as 1 µs;
-// values above the range as its maximum and counted as clamped, so that no
-// sample is dropped silently.
-func (r *Recorder) record(h *hdrhistogram.Histogram, d time.Duration) int64 {
-	us := d.Microseconds()
+// record adds d to h in microseconds, clamped into the histogram's range
+// (micros).
+func (r *Recorder) record(h *hdrhistogram.Histogram, d time.Duration) {
+	_ = h.RecordValue(r.micros(d)) // cannot fail: within the histogram's range
+}
+
+// micros is d in microseconds clamped into the histograms' range, the
+// value to record. Values below 1 µs are recorded as 1 µs; values above
+// the range as its maximum and counted as clamped, so that no sample is
+// dropped silently.
+func (r *Recorder) micros(d time.Duration) int64 {
+	us, clamped := clampMicros(d)
+	if clamped {
+		r.clamped++
+	}
+	return us
+}
+
+// clampMicros is d in microseconds clamped into the histograms' range,
+// and whether that counts as clamped: a negative d, or one beyond the
+// range (a d of 0 to 1 µs is recorded as 1 µs, not counted).
+func clampMicros(d time.Duration) (us int64, clamped bool) {
+	us = d.Microseconds()
 	switch {
 	case us < lowestMicros:
-		if d < 0 {
-			r.clamped++
-		}
-		us = lowestMicros
+		return lowestMicros, d < 0
 	case us > highestMicros:
-		r.clamped++
-		us = highestMicros
+		return highestMicros, true
 	}
-	_ = h.RecordValue(us) // cannot fail: us is within the histogram's range
-	return us
+	return us, false
 }

@@ -105,8 +105,14 @@ func Merge(recs []*Recorder, perClient []int64) Summary {
 	var seconds []*hdrhistogram.Histogram
 	for _, r := range recs {
 		r.mu.Lock()
-		s.Clamped += r.clamped + s.Acquire.Merge(r.acquire) + s.AcquireRaw.Merge(r.acquireRaw) +
-			s.Release.Merge(r.release) + s.Hold.Merge(r.hold) + s.Lateness.Merge(r.lateness)
+		s.Clamped += r.clamped + s.Acquire.Merge(r.acquireSame) + s.AcquireRaw.Merge(r.acquireSame) +
+			s.Release.Merge(r.release) + s.Hold.Merge(r.hold)
+		if r.acquire != nil {
+			s.Clamped += s.Acquire.Merge(r.acquire) + s.AcquireRaw.Merge(r.acquireRaw)
+		}
+		if r.lateness != nil {
+			s.Clamped += s.Lateness.Merge(r.lateness)
+		}
 		for e := range counts {
 			counts[e] += r.counts[e]
 		}

@@ -23,11 +23,12 @@ func isBusy(err error) bool { return errors.Is(err, variants.ErrBusy) }
 // release, when the release ended (zero otherwise): with no think time, the
 // closed loop's next cycle starts then.
 //
-// It reads the clock once per event (acquired and entered, left, release
-// begun, release ended) and allocates nothing of its own.
+// It reads the clock once per event (acquired and entered, left and
+// release begun, release ended), the monotonic clock alone (driver.now),
+// and allocates nothing of its own.
 func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn bool, end time.Time) {
 	rec := c.d.recorder(c.stripe, intended)
-	c.rec = rec
+	c.tally.To(rec)
 	k := 0
 	switch {
 	case c.d.spec.KeyPerClient:
@@ -44,7 +45,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	c.key = k
 	acq := c.invoke(k, history.Acquire, history.NoID)
 	lease, err := c.acquire(ctx, k, acq)
-	done := time.Now()
+	done := c.d.now()
 	if err == nil || !isBusy(err) || ctx.Err() != nil {
 		c.stopWaiting(done)
 	}
@@ -54,7 +55,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	}
 	c.complete(acq, history.OK, lease.Token())
 	expiry := c.acquiredMargin(lease, began, done)
-	rec.Acquired(done, done.Sub(intended), done.Sub(began))
+	c.tally.Acquired(done, done.Sub(intended), done.Sub(began))
 	c.d.spec.Live.Acquired(done.Sub(intended))
 	if !intended.Before(c.d.measureAt) {
 		c.acquisitions++
@@ -70,7 +71,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 			// Dead while holding: it leaves the resource, never releases,
 			// and its renewals stop at their next step.
 			c.crashed.Store(true)
-			crashed := time.Now()
+			crashed := c.d.now()
 			exit := c.invoke(k, history.Exit, acq)
 			c.d.oracle.AbandonAt(entry, crashed)
 			c.complete(exit, history.Fail, 0)
@@ -83,7 +84,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	}
 	lost := c.sleep(ctx, c.d.spec.Hold.Sample(c.rnd), lease.Lost())
 	noticed := lost // told by the variant (Lost), not by the resource
-	exited := time.Now()
+	exited := c.d.now()
 	exit := c.invoke(k, history.Exit, acq)
 	switch {
 	case lost:
@@ -99,20 +100,23 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	}
 	c.complete(exit, exitOutcome(lost), 0)
 	c.exitedMargin(lease, expiry, exited, noticed)
-	rec.Held(exited.Sub(done))
 
 	// A later holder inside before the release means the lease had already
 	// passed on: if the release still succeeds, it freed another's lock.
 	intruded := c.d.oracle.Intruded(entry)
-	released := time.Now()
+	// The release begins as the holder leaves: one reading of the clock
+	// for both events, the oracle's bookkeeping between them (a fraction
+	// of a microsecond) counting in the release.
+	released := exited
 	rel := c.invoke(k, history.Release, acq)
 	err = lease.Release(c.releasing(ctx, released))
-	end = time.Now()
+	end = c.d.now()
 	c.complete(rel, releaseOutcome(err), 0)
 	c.released()
+	c.tally.Held(exited.Sub(done))
 	switch {
 	case err == nil:
-		rec.Released(end.Sub(released))
+		c.tally.Released(end.Sub(released))
 		if intruded {
 			rec.Add(end, metrics.StaleRelease)
 		}
@@ -167,6 +171,9 @@ func (c *client) failedAcquire(ctx context.Context, rec *metrics.Recorder, err e
 // sleep waits for d, ctx's end, or lost to close; it reports whether lost
 // closed.
 func (c *client) sleep(ctx context.Context, d time.Duration, lost <-chan struct{}) bool {
+	if d <= 0 && lost == nil {
+		return false // no hold, and a lease that is never lost (most variants' leases)
+	}
 	if d <= 0 {
 		select {
 		case <-lost:

@@ -17,10 +17,21 @@ import (
 
 // maxStripes bounds how many recorders the clients of a cell share: a
 // client records into the recorder of its stripe (client index mod
-// stripes), so that memory stays bounded with thousands of clients while a
-// few clients never contend for a recorder. An open loop's schedule has a
-// recorder of its own besides.
+// stripes), so that memory stays bounded with thousands of clients, through
+// a tally of its own (metrics.Tally), which takes the stripe's mutex once
+// per batch of events, so that the clients of a stripe seldom contend. An
+// open loop's schedule has a recorder of its own besides.
 const maxStripes = 16
+
+// tallyBudget bounds the events the tallies of a cell's clients keep in
+// all (4 bytes each: 2 MB); each client's tally keeps its share, from
+// minTallyEvents to maxTallyEvents (4 KB, about 200 cycles of a closed
+// loop: the more, the fewer of the histograms' cache lines per cycle).
+const (
+	tallyBudget    = 1 << 19
+	minTallyEvents = 64
+	maxTallyEvents = 1024
+)
 
 // Run drives the workload until its duration or ops are done or ctx ends,
 // and returns what it measured. Every lease taken is released before Run
@@ -124,6 +135,7 @@ type driver struct {
 	stripes   int                 // the clients' recorders per phase
 	warm      []*metrics.Recorder // per stripe, then the schedule's
 	measured  []*metrics.Recorder // per stripe, then the schedule's
+	epoch     time.Time           // when the driver was made: the origin of now
 	measureAt time.Time
 	measuring atomic.Bool
 	remaining atomic.Int64 // ops left when spec.Ops > 0
@@ -153,6 +165,8 @@ func newDriver(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle) (
 	}
 	d.remaining.Store(spec.Ops)
 	created := time.Now()
+	d.epoch = created
+	tallyEvents := min(max(tallyBudget/max(spec.Clients, 1), minTallyEvents), maxTallyEvents)
 	seed := rand.Uint64()
 	d.stripes = min(spec.Clients, maxStripes)
 	for range d.stripes {
@@ -178,6 +192,7 @@ func newDriver(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle) (
 			c.options = o // its renewals are recorded
 		}
 		c.margins = d.margins[c.stripe]
+		c.tally = metrics.NewTally(c.margins, tallyEvents)
 		d.clients = append(d.clients, c)
 	}
 	return d, nil
@@ -197,10 +212,18 @@ func (d *driver) begin() {
 		d.measured = append(d.measured, metrics.NewRecorder(d.measureAt))
 	}
 	for _, c := range d.clients {
-		c.rec = d.warm[c.stripe]
+		c.tally.To(d.warm[c.stripe])
 	}
 	d.hist = d.newHistory()
 }
+
+// now reads the machine's monotonic clock, as a time: the driver's epoch
+// plus the monotonic time since, at about half the cost of time.Now, which
+// reads the wall clock too. The times the workload takes are only compared
+// with each other and subtracted from each other (and from the oracle's
+// and the recorders' times, all from time.Now), which Go does on the
+// monotonic clock: the same figures as with time.Now.
+func (d *driver) now() time.Time { return d.epoch.Add(time.Since(d.epoch)) }
 
 // closeLocks closes the clients' locks that hold resources of their own.
 func (d *driver) closeLocks() {
@@ -264,7 +287,10 @@ func (d *driver) runClosed(ctx context.Context) {
 	for _, c := range d.clients {
 		wg.Go(func() {
 			var began time.Time
-			defer func() { c.stopWaiting(time.Now()) }()
+			defer func() {
+				c.stopWaiting(time.Now())
+				c.tally.Flush()
+			}()
 			for ctx.Err() == nil && !c.crashed.Load() {
 				var more bool
 				if began, more = c.step(ctx, began); !more {
@@ -288,14 +314,14 @@ func (c *client) step(ctx context.Context, began time.Time) (next time.Time, mor
 		return time.Time{}, false
 	}
 	if began.IsZero() {
-		began = time.Now()
+		began = d.now()
 	}
 	goOn, end := c.cycle(ctx, began, began)
 	if !goOn {
 		return time.Time{}, true
 	}
 	if think := d.spec.Think.Sample(c.rnd); think > 0 {
-		c.stopWaiting(time.Now())
+		c.stopWaiting(d.now())
 		c.sleep(ctx, think, nil)
 		return time.Time{}, true
 	}
@@ -309,7 +335,7 @@ type client struct {
 	process       int // in the history: FirstClient + index
 	lock          variants.Lock
 	options       variants.OptionsAcquirer // lock, when renewals are recorded; else nil
-	rec           *metrics.Recorder        // the current cycle's recorder, also used by attempt
+	tally         *metrics.Tally           // the client's events, to the current cycle's recorder (and the margins)
 	rnd           *rand.Rand
 	timer         *time.Timer
 	release       *releaseContext  // nil until the first release, and after one that timed out
@@ -336,9 +362,9 @@ func (c *client) note(name string) { c.d.recorder(c.stripe, time.Now()).Note(nam
 // the resource (Oracle.Waiting).
 func (c *client) attempt(err error) {
 	if err != nil && isBusy(err) {
-		at := time.Now()
+		at := c.d.now()
 		c.lastBusy = at
-		c.rec.AttemptedBusy(at)
+		c.tally.AttemptedBusy(at)
 		c.d.spec.Live.BusyTry()
 		if !c.waiting {
 			c.waiting = true
@@ -346,5 +372,5 @@ func (c *client) attempt(err error) {
 		}
 		return
 	}
-	c.rec.Attempted()
+	c.tally.Attempted()
 }

@@ -42,8 +42,7 @@ func (d *driver) newMargins() *metrics.Margins {
 // having been called at called, and returns the lease's expiry as its
 // acquisition sets it (zero without margins).
 func (c *client) acquiredMargin(lease variants.Lease, called, done time.Time) time.Time {
-	m := c.margins
-	if m == nil {
+	if c.margins == nil {
 		return time.Time{}
 	}
 	sent := called
@@ -59,7 +58,7 @@ func (c *client) acquiredMargin(lease variants.Lease, called, done time.Time) ti
 			expiry = at.Add(c.d.spec.LeaseTTL)
 		}
 	}
-	m.Acquired(expiry.Sub(done))
+	c.tally.ValidityLeft(expiry.Sub(done))
 	return expiry
 }
 
@@ -80,16 +79,15 @@ func (c *client) expiryNow(lease variants.Lease, acquired time.Time) (expiry tim
 // exitedMargin records a critical section left at exited, its lease lost
 // (and the holder told so by Lost) when lost is set.
 func (c *client) exitedMargin(lease variants.Lease, acquired, exited time.Time, lost bool) {
-	m := c.margins
-	if m == nil {
+	if c.margins == nil {
 		return
 	}
 	expiry, ok := c.expiryNow(lease, acquired)
 	if !ok {
 		return
 	}
-	m.Exited(exited.Sub(expiry))
+	c.tally.Exited(exited.Sub(expiry))
 	if lost {
-		m.Noticed(exited.Sub(expiry))
+		c.tally.Noticed(exited.Sub(expiry))
 	}
 }

@@ -36,12 +36,13 @@ func (d *driver) runOpen(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range d.clients {
 		wg.Go(func() {
+			defer c.tally.Flush()
 			for intended := range backlog {
 				if ctx.Err() != nil {
 					continue // drain: the run is over
 				}
-				goOn, _ := c.cycle(ctx, intended, time.Now())
-				c.stopWaiting(time.Now()) // the arrival is served: it waits no more
+				goOn, _ := c.cycle(ctx, intended, d.now())
+				c.stopWaiting(d.now()) // the arrival is served: it waits no more
 				if !goOn && c.crashed.Load() {
 					return // a crashed client serves no more
 				}
@@ -61,6 +62,8 @@ func (d *driver) schedule(ctx context.Context, backlog chan<- time.Time) {
 	end := d.measureAt.Add(d.spec.Duration)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	tally := metrics.NewTally(nil, 0) // the schedule's lateness
+	defer tally.Flush()
 	for at := start; ; {
 		rate := d.spec.rateAt(max(at.Sub(d.measureAt), 0))
 		if rate <= 0 {
@@ -81,7 +84,8 @@ func (d *driver) schedule(ctx context.Context, backlog chan<- time.Time) {
 		}
 		now := time.Now()
 		rec := d.recorder(d.stripes, at) // the schedule's own
-		rec.Late(now.Sub(at))
+		tally.To(rec)
+		tally.Late(now.Sub(at))
 		if !at.Before(d.measureAt) {
 			d.offered.Add(1)
 		}

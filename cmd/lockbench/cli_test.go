@@ -100,6 +100,7 @@ func TestBadInput(t *testing.T) {
 		{"variants format", []string{"variants", "--format", "xml"}, []string{"--format"}},
 		{"zero repeat", []string{"run", "--repeat", "0"}, []string{"--repeat", "at least 1"}},
 		{"unknown fence", []string{"run", "--fence", "ignore"}, []string{"--fence", `"ignore"`, "count", "reject"}},
+		{"cpuprofile in no directory", []string{"run", "--out", out, "--cpuprofile", "/nonexistent/dir/cpu.prof"}, []string{"--cpuprofile", "no such file"}},
 		{"sweep bad slo", []string{"sweep", "--slo", "acquire.p99<fast"}, []string{"--slo", "acquire.p99<fast", "duration"}},
 		{"sweep slo unknown metric", []string{"sweep", "--slo", "latency<5ms"}, []string{"--slo", "unknown metric", "acquire.p99"}},
 		{"sweep falling clients", []string{"sweep", "--clients", "8,4"}, []string{"--clients", "rise", "8,4"}},
@@ -219,6 +220,25 @@ func TestRunAgainstTarget(t *testing.T) {
 	}
 	if len(rec.Config.Topology.Targets) == 0 || rec.Topology.ServerVersion == "" {
 		t.Errorf("record does not echo the target and server version: %+v", rec.Topology)
+	}
+}
+
+// --cpuprofile writes the run's CPU profile, a gzipped pprof protobuf.
+func TestRunWritesCPUProfile(t *testing.T) {
+	ep := topotest.Endpoint(t)
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "cpu.prof")
+	_, stderr, status := runCLI(t, "run", "--target", "redis://"+ep.Addr, "--variants", "none", "--clients", "2",
+		"--duration", "300ms", "--warmup", "0", "--quiet", "--out", filepath.Join(dir, "run.json"), "--cpuprofile", profile)
+	if status != exitOK {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	data, err := os.ReadFile(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 100 || data[0] != 0x1f || data[1] != 0x8b {
+		t.Errorf("--cpuprofile wrote %d bytes, not a gzipped profile", len(data))
 	}
 }
 

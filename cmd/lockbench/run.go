@@ -64,6 +64,7 @@ type runOptions struct {
 	shardWait      time.Duration
 	history        historyFlags // run only
 	overwrite      bool         // run only
+	cpuProfile     string       // run only
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -74,7 +75,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := o.preflight(p); err != nil {
 		return err
 	}
-	return execute(ctx, p, o, stdout, stderr)
+	return withCPUProfile(o.cpuProfile, func() error { return execute(ctx, p, o, stdout, stderr) })
 }
 
 // parseRun parses the flags of run into its options and plan.
@@ -86,6 +87,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	fs.StringVar(&o.witness, "witness", "", "keep the oracle in a Redis of its own at `URL` (redis://host:port), never one under test: the shards of a run are checked together there, meet there before each cell and leave their records there for merge; password from $"+witnessPasswordEnv)
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace a record of the same run id already at --out (default: refuse, before the run)")
 	fs.DurationVar(&o.shardWait, "shard-wait", runner.DefaultShardWait, "how long a shard waits at the witness for the others before the first cell (later cells: at most 30s); then it starts without them")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write this process's CPU profile over the run to `FILE`, for go tool pprof")
 	o.history.register(fs)
 	if help, err = parse(fs, args); help || err != nil {
 		return o, p, help, err
