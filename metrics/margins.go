@@ -68,23 +68,23 @@ func (m *Margins) Acquired(left time.Duration) {
 // Exited records the end of a critical section late after its lease
 // expired; late <= 0 is a hold that ended in time.
 func (m *Margins) Exited(late time.Duration) {
-	m.mu.Lock()
-	m.counts.Holds++
-	if late > 0 {
-		m.counts.LateHolds++
-		m.record(m.late, late)
-	}
-	m.mu.Unlock()
+	m.counted(&m.counts.Holds, &m.counts.LateHolds, m.late, late)
 }
 
 // Noticed records that a holder learned its lease was lost delay after
 // the lease expired; delay <= 0 is a notice in time.
 func (m *Margins) Noticed(delay time.Duration) {
+	m.counted(&m.counts.Notices, &m.counts.LateNotices, m.notice, delay)
+}
+
+// counted counts one event in all, and, when it came late by d > 0, in
+// late and h.
+func (m *Margins) counted(all, late *int64, h *hdrhistogram.Histogram, d time.Duration) {
 	m.mu.Lock()
-	m.counts.Notices++
-	if delay > 0 {
-		m.counts.LateNotices++
-		m.record(m.notice, delay)
+	*all++
+	if d > 0 {
+		*late++
+		m.record(h, d)
 	}
 	m.mu.Unlock()
 }

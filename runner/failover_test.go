@@ -193,13 +193,15 @@ func TestClusterFailoverFollowed(t *testing.T) {
 		{"lua-release", "rueidis", "pause"}, {"lua-release", "go-redis", "pause"},
 	} {
 		t.Run(tc.variant+"/"+tc.lib+"/"+tc.fault, func(t *testing.T) {
+			duration := 6 * time.Second
+			if tc.fault == "pause" {
+				duration += clients.CommandTimeout // a paused master's clients wait it out before they give up on it
+			}
 			c, tl := runWatched(t, plan.Plan{
 				Variants: []string{tc.variant}, Clients: []int{8}, Client: tc.lib, TTL: time.Second,
 				Topology: topologies.Spec{Name: "local:cluster?masters=3&replicas=1"},
 				Faults:   []faults.Fault{mustFault(t, "at=1s "+tc.fault+" node=master-1")},
-				// A paused master's clients wait CommandTimeout before
-				// they give up on it.
-				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 6*time.Second + map[bool]time.Duration{true: clients.CommandTimeout}[tc.fault == "pause"]},
+				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: duration},
 			}, runner.Options{RunID: runID})
 			kill, promoted := event(t, c, tc.fault, "master-1"), event(t, c, faults.ActionPromoted, "replica-1")
 			onSchedule(t, kill, at, promoted)
