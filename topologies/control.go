@@ -3,6 +3,7 @@ package topologies
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -218,22 +219,31 @@ func (l *Local) clusterFailover(ctx context.Context, a *NodeConn, masterAddr str
 
 // sentinelFailover has the first usable sentinel fail its master over to
 // target and waits until it reports target as the master.
+//
+// Before the failover every running sentinel must know target as a
+// replica (ROLE reported "slave"): a sentinel that still holds an older
+// report of target as a master (it was one, and was demoted between two of
+// that sentinel's INFO reads) takes the promoted target for a stray master
+// and turns it back into a replica before the new configuration reaches
+// it, and the failover never completes (seen when a master was promoted
+// back 3 s after a failover).
 func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
-	var sentinel *localNode
-	for _, s := range l.byRole(RoleSentinel) {
-		if s.proc.usable() {
-			sentinel = s
-			break
+	var sentinels []*NodeConn
+	for _, sn := range l.byRole(RoleSentinel) {
+		if !sn.proc.usable() {
+			continue
 		}
+		s, err := dialAdmin(sn.Endpoint.Addr)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		sentinels = append(sentinels, s)
 	}
-	if sentinel == nil {
+	if len(sentinels) == 0 {
 		return fmt.Errorf("no sentinel is running")
 	}
-	s, err := dialAdmin(sentinel.Endpoint.Addr)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
+	s := sentinels[0]
 	before, err := s.sentinelMaster(ctx, sentinelMasterName)
 	if err != nil {
 		return err
@@ -241,8 +251,7 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 
 	// Sentinel picks the replica with the lowest replica-priority (0:
 	// never), so leave it no choice but target.
-	var others []*NodeConn
-	var names []string // as the sentinel knows them: by the addresses they announce
+	var others []string // as the sentinels know them: by the addresses they announce
 	for _, r := range l.byRole(RoleReplica) {
 		if r == target || !r.proc.usable() {
 			continue
@@ -252,23 +261,16 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 			return err
 		}
 		defer a.Close()
-		others = append(others, a)
-		names = append(names, r.announced())
+		others = append(others, r.announced())
 		defer func() { _ = a.exec(context.WithoutCancel(ctx), "CONFIG", "SET", "replica-priority", "100") }()
 		if err := a.exec(ctx, "CONFIG", "SET", "replica-priority", "0"); err != nil {
 			return err
 		}
 	}
-	err = waitFor(ctx, promoteTimeout, "the sentinel to see the other replicas' priority 0", func(ctx context.Context) error {
-		list, err := s.sentinelList(ctx, "REPLICAS", sentinelMasterName)
-		if err != nil {
-			return err
-		}
-		for _, name := range names {
-			for _, r := range list {
-				if r["name"] == name && r["slave-priority"] != "0" {
-					return fmt.Errorf("replica %s has priority %s", name, r["slave-priority"])
-				}
+	err = waitFor(ctx, promoteTimeout, "the sentinels to see the target as a replica and the other replicas' priority 0", func(ctx context.Context) error {
+		for _, s := range sentinels {
+			if err := readyToPromote(ctx, s, target.announced(), others); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -297,7 +299,35 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 		return err
 	}
 	if after != target.announced() {
-		return fmt.Errorf("sentinel %s promoted %s instead", sentinel.Name, after)
+		return fmt.Errorf("sentinel at %s promoted %s instead", s.addr, after)
+	}
+	return nil
+}
+
+// readyToPromote says why sentinel s would not yet fail its master over
+// to target alone: target not reported as a replica, or one of others
+// (the other replicas) without priority 0.
+func readyToPromote(ctx context.Context, s *NodeConn, target string, others []string) error {
+	list, err := s.sentinelList(ctx, "REPLICAS", sentinelMasterName)
+	if err != nil {
+		return err
+	}
+	seen := false
+	for _, r := range list {
+		switch {
+		case r["name"] == target:
+			// A sentinel cut off from target cannot turn it back either.
+			cutOff := strings.Contains(r["flags"], "disconnected") || strings.Contains(r["flags"], "s_down")
+			if r["role-reported"] != "slave" && !cutOff {
+				return fmt.Errorf("sentinel at %s last saw %s as a %s", s.addr, target, r["role-reported"])
+			}
+			seen = true
+		case slices.Contains(others, r["name"]) && r["slave-priority"] != "0":
+			return fmt.Errorf("sentinel at %s sees replica %s with priority %s", s.addr, r["name"], r["slave-priority"])
+		}
+	}
+	if !seen {
+		return fmt.Errorf("sentinel at %s does not list %s among the replicas", s.addr, target)
 	}
 	return nil
 }
