@@ -29,10 +29,11 @@ func (c clientCost) of(library string) int64 {
 // machine: most variants take 7-18 KiB a client on rueidis and 27-41 on
 // go-redis; notify and wait-replicas 52 on rueidis; rueidislock, which
 // opens a client library of its own per client, 392; redlock 6 (rueidis)
-// and 24 (go-redis) per node a client. On a loaded machine the collector
-// lags and the peak rises: 10,000 rueidis clients peaked at 394 MiB while
-// the test suites ran beside them, about 34 KiB a client, so the figures
-// keep a margin over the quiet machine's. Since rueidis' rings hold a
+// and 24 (go-redis) per node a client. The figures below keep about twice
+// that as a margin. (A peak of 394 MiB once seen under make test was the
+// test binary's own: wait4's Maxrss of a child is never below its
+// parent's peak on Linux; VmHWM read while the run runs, with the suites
+// beside it, stays at 200-234 MiB.) Since rueidis' rings hold a
 // command of every client (clients.Options.Callers: 2^14 slots of about
 // 344 bytes on each pipelining connection at 10,000 clients, about 11 MB
 // on 2 cores, twice that from 4) and go-redis' ordinary commands share
