@@ -267,9 +267,14 @@ func (l *Local) sentinelFailover(ctx context.Context, target *localNode) error {
 			return err
 		}
 	}
-	err = waitFor(ctx, promoteTimeout, "the sentinels to see the target as a replica and the other replicas' priority 0", func(ctx context.Context) error {
-		for _, s := range sentinels {
-			if err := readyToPromote(ctx, s, target.announced(), others); err != nil {
+	err = waitFor(ctx, promoteTimeout, "the sentinels to see the target as a replica, and the other replicas' priority 0", func(ctx context.Context) error {
+		// Only s, which fails over on its own (SENTINEL FAILOVER asks no
+		// other sentinel), picks the replica.
+		if err := readyToPromote(ctx, s, target.announced(), others); err != nil {
+			return err
+		}
+		for _, other := range sentinels[1:] {
+			if err := readyToPromote(ctx, other, target.announced(), nil); err != nil {
 				return err
 			}
 		}
