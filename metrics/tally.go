@@ -137,24 +137,22 @@ func (t *Tally) ValidityLeft(left time.Duration) {
 }
 
 // Exited is Margins.Exited, nothing without margins.
-func (t *Tally) Exited(late time.Duration) {
-	switch {
-	case t.margins == nil:
-	case late <= 0:
-		t.holdsInTime++
-	default:
-		t.add(tallyLateHold, t.marginMicros(late))
-	}
-}
+func (t *Tally) Exited(late time.Duration) { t.lateness(late, &t.holdsInTime, tallyLateHold) }
 
 // Noticed is Margins.Noticed, nothing without margins.
 func (t *Tally) Noticed(delay time.Duration) {
+	t.lateness(delay, &t.noticesInTime, tallyLateNotice)
+}
+
+// lateness counts d, how late something came, in inTime when it was not
+// late, else keeps it as an event of kind; nothing without margins.
+func (t *Tally) lateness(d time.Duration, inTime *int64, kind tallyKind) {
 	switch {
 	case t.margins == nil:
-	case delay <= 0:
-		t.noticesInTime++
+	case d <= 0:
+		*inTime++
 	default:
-		t.add(tallyLateNotice, t.marginMicros(delay))
+		t.add(kind, t.marginMicros(d))
 	}
 }
 

@@ -42,6 +42,64 @@ func randomEvents(rnd *rand.Rand, start time.Time, n int) []tallied {
 	return events
 }
 
+// eventSink is what the workload records a client's events into: a Tally,
+// or, for comparison, a directSink.
+type eventSink interface {
+	To(*Recorder)
+	Attempted()
+	AttemptedBusy(at time.Time)
+	Acquired(at time.Time, latency, raw time.Duration)
+	Held(time.Duration)
+	Released(time.Duration)
+	Late(time.Duration)
+	ValidityLeft(time.Duration)
+	Exited(time.Duration)
+	Noticed(time.Duration)
+}
+
+// directSink records each event at once, into its recorder and margins.
+type directSink struct {
+	*Recorder
+	margins *Margins
+}
+
+func (d *directSink) To(r *Recorder)                  { d.Recorder = r }
+func (d *directSink) ValidityLeft(left time.Duration) { d.margins.Acquired(left) }
+func (d *directSink) Exited(late time.Duration)       { d.margins.Exited(late) }
+func (d *directSink) Noticed(delay time.Duration)     { d.margins.Noticed(delay) }
+
+// replay records events into sink, each to recorders[0], or recorders[1]
+// when it is of the second recorder.
+func replay(sink eventSink, recorders []*Recorder, events []tallied) {
+	for _, e := range events {
+		if e.recorder2 {
+			sink.To(recorders[1])
+		} else {
+			sink.To(recorders[0])
+		}
+		switch e.kind {
+		case 0:
+			sink.Attempted()
+		case 1:
+			sink.AttemptedBusy(e.at)
+		case 2:
+			sink.Acquired(e.at, e.a, e.b)
+		case 3:
+			sink.Held(e.a)
+		case 4:
+			sink.Released(e.a)
+		case 5:
+			sink.Late(e.a)
+		case 6:
+			sink.ValidityLeft(e.a)
+		case 7:
+			sink.Exited(e.a)
+		case 8:
+			sink.Noticed(e.a)
+		}
+	}
+}
+
 // A Tally adds up to what recording each event directly gives: the same
 // histograms, counts, clamps, series and margins, however many events it
 // keeps at a time.
@@ -53,63 +111,11 @@ func TestTallyRecordsWhatTheRecorderWould(t *testing.T) {
 
 		direct := []*Recorder{NewRecorder(start), NewRecorder(start.Add(time.Second))}
 		directMargins := NewMargins()
-		for _, e := range events {
-			r := direct[0]
-			if e.recorder2 {
-				r = direct[1]
-			}
-			switch e.kind {
-			case 0:
-				r.Attempted()
-			case 1:
-				r.AttemptedBusy(e.at)
-			case 2:
-				r.Acquired(e.at, e.a, e.b)
-			case 3:
-				r.Held(e.a)
-			case 4:
-				r.Released(e.a)
-			case 5:
-				r.Late(e.a)
-			case 6:
-				directMargins.Acquired(e.a)
-			case 7:
-				directMargins.Exited(e.a)
-			case 8:
-				directMargins.Noticed(e.a)
-			}
-		}
-
+		replay(&directSink{margins: directMargins}, direct, events)
 		tallied := []*Recorder{NewRecorder(start), NewRecorder(start.Add(time.Second))}
 		talliedMargins := NewMargins()
 		tally := NewTally(talliedMargins, size)
-		for _, e := range events {
-			if e.recorder2 {
-				tally.To(tallied[1])
-			} else {
-				tally.To(tallied[0])
-			}
-			switch e.kind {
-			case 0:
-				tally.Attempted()
-			case 1:
-				tally.AttemptedBusy(e.at)
-			case 2:
-				tally.Acquired(e.at, e.a, e.b)
-			case 3:
-				tally.Held(e.a)
-			case 4:
-				tally.Released(e.a)
-			case 5:
-				tally.Late(e.a)
-			case 6:
-				tally.ValidityLeft(e.a)
-			case 7:
-				tally.Exited(e.a)
-			case 8:
-				tally.Noticed(e.a)
-			}
-		}
+		replay(tally, tallied, events)
 		tally.Flush()
 
 		for i := range direct {
