@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockbench/lockbench/results"
 )
 
 // A client count whose memory the machine does not have is refused at
@@ -63,7 +65,8 @@ func TestMemoryEstimateBoundsRSS(t *testing.T) {
 				t.Fatal(err)
 			}
 			estimate, _, _ := estimateKiB(p, nil)
-			proc := startLockbench(t, bin, t.TempDir(), append([]string{"run", "--out", filepath.Join(t.TempDir(), "run.json")}, args...)...)
+			out := filepath.Join(t.TempDir(), "run.json")
+			proc := startLockbench(t, bin, t.TempDir(), append([]string{"run", "--out", out}, args...)...)
 			peakKiB := watchPeakRSS(proc)
 			if status := proc.wait(t, 60*time.Second); status != exitOK {
 				t.Fatalf("exit %d: %s", status, proc.stderr())
@@ -75,6 +78,18 @@ func TestMemoryEstimateBoundsRSS(t *testing.T) {
 			t.Logf("%s: peak RSS %d KiB, estimate %d KiB", library, peak, estimate)
 			if peak > estimate {
 				t.Errorf("peak RSS %d KiB over the estimate %d KiB", peak, estimate)
+			}
+			// Nor do 10,000 clients make errors of the harness's own: an
+			// uncontended server answers every command well within its
+			// timeouts.
+			rec, err := results.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range rec.Cells {
+				if c.Errors != 0 || c.Timeouts != 0 || c.Acquisitions == 0 {
+					t.Errorf("%s: %d acquisitions, %d errors %v, %d timeouts; want acquisitions and no error", c.Variant, c.Acquisitions, c.Errors, c.ErrorsByKind, c.Timeouts)
+				}
 			}
 		})
 	}
