@@ -36,8 +36,11 @@ func TestOpenLoopCorrectsCoordinatedOmission(t *testing.T) {
 	corrected, raw := c.AcquireLatencyUS, c.AcquireLatencyRawUS
 	t.Logf("offered %.0f/s, achieved %.0f/s, dropped %d; corrected p99 %.0fµs max %.0fµs; raw p99 %.0fµs max %.0fµs; lateness p99 %.0fµs",
 		c.OfferedPerS, c.ThroughputPerS, c.Dropped, corrected.P99, corrected.Max, raw.P99, raw.Max, c.LatenessUS.P99)
-	if corrected.Max < 200_000 {
-		t.Errorf("corrected max %.0fµs; the 200ms stall must show", corrected.Max)
+	// The longest wait is the stall less the time from its start to the
+	// first arrival due in it (up to 0.5 ms at 2,000/s), plus the reply:
+	// 199.3 ms was seen in CI.
+	if corrected.Max < 190_000 {
+		t.Errorf("corrected max %.0fµs; the 200ms stall must show (at least 190ms)", corrected.Max)
 	}
 	// About 400 of the 4,000 arrivals were due during the stall: from their
 	// intended start they waited it out, so the corrected p99 shows it;
