@@ -34,15 +34,15 @@ func TestExporterServes(t *testing.T) {
 	first, second := &workloads.Live{}, &workloads.Live{}
 	e.Cell(Cell{Variant: "lua-release", Clients: 8, Live: first})
 	feed(first, 3, 300*time.Microsecond)
-	first.BusyTry()
-	first.TimedOut()
+	first.Shard(0).BusyTry()
+	first.Shard(0).TimedOut()
 	e.Cell(Cell{Variant: "none", Clients: 8, Live: second})
 	feed(second, 2, 2*time.Millisecond)
 	// A repetition of the first cell adds to its counters.
 	again := &workloads.Live{}
 	e.Cell(Cell{Variant: "lua-release", Clients: 8, Live: again})
 	feed(again, 1, 20*time.Millisecond)
-	again.Failed()
+	again.Shard(1).Failed()
 	body := scrape(t, srv.Addr())
 	for _, want := range []string{
 		`lockbench_acquisitions_total{clients="8",variant="lua-release"} 4`,

@@ -17,8 +17,8 @@ func (c *fakeClock) Now() time.Time          { return c.now }
 func (c *fakeClock) advance(d time.Duration) { c.now = c.now.Add(d) }
 func newClock() *fakeClock                   { return &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)} }
 func feed(l *workloads.Live, n int, d time.Duration) {
-	for range n {
-		l.Acquired(d)
+	for i := range n { // over the shards, as the clients feed it
+		l.Shard(i).Acquired(d)
 	}
 }
 
@@ -57,7 +57,7 @@ func TestRendererPlain(t *testing.T) {
 		t.Errorf("a second plain line before the interval: %q", out.String())
 	}
 	clock.advance(time.Second)
-	live.Failed()
+	live.Shard(0).Failed()
 	r.Tick()
 	if got := out.String(); !strings.HasPrefix(got, "lockbench: 0:10 elapsed, 0:20 left") || !strings.Contains(got, "0 acq/s · acquire p99 - ·") ||
 		!strings.Contains(got, "errors 1") {
@@ -114,7 +114,7 @@ func TestRendererStartStop(t *testing.T) {
 	r.Start()
 	deadline := time.Now().Add(2 * time.Second)
 	for !strings.Contains(out.String(), "acq/s") && time.Now().Before(deadline) {
-		live.Acquired(time.Microsecond)
+		live.Shard(0).Acquired(time.Microsecond)
 		time.Sleep(time.Millisecond)
 	}
 	r.Stop()

@@ -43,26 +43,14 @@ func clientOptions(p plan.Plan) clients.Options {
 	return clients.Options{Library: p.Client, PoolSize: PoolSize(most), Callers: most}
 }
 
-// groupConns are one client group's connections as its variants use
-// them: Conn and Conns of variants.Config.
-type groupConns struct {
-	conn variants.Conn
-	all  []variants.Conn
-}
-
-// countedGroups are the groups' connections, all counted by counted's
-// counter; counted itself is the first group's first connection.
-func countedGroups(counted *variants.Counted, groups [][]clients.Client) []groupConns {
-	out := make([]groupConns, len(groups))
-	for i, conns := range groups {
-		first := counted
-		if i > 0 {
-			first = counted.Wrap(conns[0])
-		}
-		out[i] = groupConns{conn: first, all: []variants.Conn{first}}
-		for _, c := range conns[1:] {
-			out[i].all = append(out[i].all, counted.Wrap(c))
-		}
+// countedConns are a client's connections to its group's nodes as its
+// variant uses them (Conn, then Conns, of variants.Config), each counted
+// with counted in a counter of the client's own (variants.Counted.Wrap):
+// no two clients write to one counter.
+func countedConns(counted *variants.Counted, group []clients.Client) (variants.Conn, []variants.Conn) {
+	all := make([]variants.Conn, len(group))
+	for i, c := range group {
+		all[i] = counted.Wrap(c)
 	}
-	return out
+	return all[0], all
 }

@@ -399,13 +399,13 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 }
 
 // lockMaker makes the cell's locks of variant, with keys under prefix, on
-// conns: every command they send counts in counted, which wraps conns[0].
+// the connections of their client groups: every command they send counts
+// in counted, which wraps the first group's first connection.
 func lockMaker(p plan.Plan, variant, prefix string, counted *variants.Counted, groups [][]clients.Client) workloads.NewLock {
-	conns := countedGroups(counted, groups)
 	return func(env workloads.ClientEnv) (variants.Lock, error) {
-		group := conns[env.Index%len(conns)]
+		conn, all := countedConns(counted, groups[env.Index%len(groups)])
 		return variants.New(variant, variants.Config{
-			Conn: group.conn, Conns: group.all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
+			Conn: conn, Conns: all, Prefix: prefix, TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout,
 			Limit: p.Limit, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note, WaitStrict: p.WaitStrict,
 		})
 	}

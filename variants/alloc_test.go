@@ -12,18 +12,18 @@ import (
 // cost, counted over the whole process (the client library's own
 // included), per variant and client library: the cycles the calibration
 // (set-nx-ex) and BenchmarkLockCycle (lua-release) measure. They are
-// now 1 on rueidis (the lease; the bare loop's is 1 too) and 19 and 17 on
-// go-redis (the library's own, mostly; its bare loop's is 21). Before the
-// hot path was trimmed they were 10 and 10 on rueidis, 32 and 29 on
-// go-redis.
+// now 0 on rueidis (the lock makes its released lease again; the bare
+// loop's is 1, its PX argument formatted) and 18 and 16 on go-redis (the
+// library's own; its bare loop's is 21). Before the hot path was trimmed
+// they were 10 and 10 on rueidis, 32 and 29 on go-redis.
 var allocBounds = []struct {
 	variant, lib string
 	max          float64
 }{
-	{"lua-release", "rueidis", 2},
-	{"set-nx-ex", "rueidis", 2},
-	{"lua-release", "go-redis", 21},
-	{"set-nx-ex", "go-redis", 19},
+	{"lua-release", "rueidis", 0},
+	{"set-nx-ex", "rueidis", 0},
+	{"lua-release", "go-redis", 19},
+	{"set-nx-ex", "go-redis", 17},
 }
 
 // The acquire and release of the calibrated variants allocate no more
@@ -53,8 +53,8 @@ func TestAcquireReleaseAllocations(t *testing.T) {
 			if got, want := counted.Commands()-before, int64(2*(runs+1)); got != want {
 				t.Errorf("%d commands for %d cycles, want %d (SET, then the release)", got, runs+1, want)
 			}
-			if allocs > tc.max {
-				t.Errorf("%v allocations per acquire and release, want at most %v", allocs, tc.max)
+			if most := tc.max + raceAllocs; allocs > most {
+				t.Errorf("%v allocations per acquire and release, want at most %v", allocs, most)
 			}
 			t.Logf("%s on %s: %v allocations per acquire and release", tc.variant, tc.lib, allocs)
 			if n, err := h.conn.Do(h.ctx, variants.Cmd("EXISTS", h.prefix+"res")); err != nil || n != int64(0) {

@@ -19,7 +19,8 @@ import (
 // It also keeps what spares the acquire and release of the single-key
 // locks their allocations (each safe for concurrent use, as a lease may
 // be released from another goroutine): the TTL argument formatted once,
-// the last key built from a name, and a buffer for a command's arguments.
+// the last key built from a name, a buffer for a command's arguments, and
+// a lease done with, which the next acquire makes again.
 type base struct {
 	cfg Config
 	rnd *rand.Rand
@@ -27,6 +28,7 @@ type base struct {
 
 	lastKey atomic.Pointer[namedKey]
 	argv    atomic.Pointer[argvBuffer] // nil while in use
+	spare   atomic.Pointer[tokenLease] // a lease done with, nil for none
 }
 
 // namedKey is the key of the lock called name.
@@ -155,28 +157,50 @@ func (l *lease) Release(ctx context.Context) error { return l.release(ctx, l.key
 func (l *lease) Token() uint64                     { return 0 }
 func (l *lease) Lost() <-chan struct{}             { return nil }
 
-// tokenLease is a lease with its token's 32 hex digits, in one allocation.
+// tokenLease is a lease with its token's 32 hex digits, in one
+// allocation, which its lock makes again for a later acquire once the
+// lease is done with (see spareLease).
 type tokenLease struct {
 	lease
-	hex [32]byte
+	owner *base
+	hex   [32]byte
+}
+
+// Release releases the lease and, once Redis answered the release (it
+// released, or found the lease lost), hands the lease back to its lock:
+// no command that carries its token is left in flight, and the caller
+// holds a released lease, which it must not use again.
+func (t *tokenLease) Release(ctx context.Context) error {
+	err := t.lease.Release(ctx)
+	if err == nil || errors.Is(err, ErrLeaseLost) {
+		t.owner.spare.Store(t)
+	}
+	return err
 }
 
 // newLease returns a lease of key with a new random 128-bit token, as
-// token makes them. The token's string is the lease's own bytes, written
-// once here and never again.
-func (b *base) newLease(key string, release func(context.Context, string, string) error) *lease {
-	t := &tokenLease{lease: lease{key: key, release: release}}
+// token makes them: the lock's spare lease, made again, or a new one. The
+// token's string is the lease's own bytes, written here and only here
+// again once the lease is spare.
+func (b *base) newLease(key string, release func(context.Context, string, string) error) *tokenLease {
+	t := b.spare.Swap(nil)
+	if t == nil {
+		t = &tokenLease{owner: b}
+	}
+	t.lease = lease{key: key, release: release}
 	var raw [16]byte
 	binary.LittleEndian.PutUint64(raw[:8], b.rnd.Uint64())
 	binary.LittleEndian.PutUint64(raw[8:], b.rnd.Uint64())
 	hex.Encode(t.hex[:], raw[:])
 	t.token = unsafe.String(&t.hex[0], len(t.hex))
-	return &t.lease
+	return t
 }
 
 // setNX tries SET key token NX PX ttl: the one-command acquire of the
 // expiring locks. release must be a function made once per lock, not a
-// method value made per call (which allocates).
+// method value made per call (which allocates). A lease whose SET Redis
+// refused is spare at once; one whose SET failed is left to the garbage
+// collector, as the command may still be on its way.
 func (b *base) setNX(ctx context.Context, key string, release func(context.Context, string, string) error) (Lease, error) {
 	l := b.newLease(key, release)
 	reply, err := b.doKey(ctx, "SET", key, l.token, "NX", "PX", b.ttl)
@@ -184,6 +208,7 @@ func (b *base) setNX(ctx context.Context, key string, release func(context.Conte
 		return nil, err
 	}
 	if reply == nil {
+		b.spare.Store(l)
 		return nil, ErrBusy
 	}
 	return l, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -75,38 +76,81 @@ func IsNoScript(err error) bool {
 
 // Counted wraps a Conn and counts the commands sent through it, the
 // client-side figure of what one acquisition costs Redis.
+//
+// The counters of one NewCounted are many, one per Wrap, each on a cache
+// line of its own, and Commands adds them up: clients that send through
+// wrappers of their own (the runner gives every client one) never write
+// to a line another core writes, where one shared counter is written by
+// every command of every client.
 type Counted struct {
-	conn     Conn
-	commands *atomic.Int64
+	conn  Conn
+	count *commandCount // this wrapper's
+	all   *commandCounts
+}
+
+// commandCount is one wrapper's count, padded to a cache line.
+type commandCount struct {
+	n atomic.Int64
+	_ [56]byte
+}
+
+// commandCounts are the counts of the wrappers of one NewCounted.
+type commandCounts struct {
+	mu     sync.Mutex
+	counts []*commandCount
+}
+
+func (cs *commandCounts) add() *commandCount {
+	c := new(commandCount)
+	cs.mu.Lock()
+	cs.counts = append(cs.counts, c)
+	cs.mu.Unlock()
+	return c
 }
 
 var _ Conn = (*Counted)(nil)
 
 // NewCounted returns conn with a command counter.
-func NewCounted(conn Conn) *Counted { return &Counted{conn: conn, commands: new(atomic.Int64)} }
+func NewCounted(conn Conn) *Counted {
+	all := &commandCounts{}
+	return &Counted{conn: conn, count: all.add(), all: all}
+}
 
-// Wrap returns conn counted by the same counter as c.
-func (c *Counted) Wrap(conn Conn) *Counted { return &Counted{conn: conn, commands: c.commands} }
+// Wrap returns conn counted with c: in a counter of its own, which
+// Commands of either adds up with c's.
+func (c *Counted) Wrap(conn Conn) *Counted {
+	return &Counted{conn: conn, count: c.all.add(), all: c.all}
+}
 
-// Commands returns how many commands were sent so far.
-func (c *Counted) Commands() int64 { return c.commands.Load() }
+// Commands returns how many commands were sent so far through c and
+// every wrapper of the same NewCounted.
+func (c *Counted) Commands() int64 {
+	c.all.mu.Lock()
+	defer c.all.mu.Unlock()
+	var n int64
+	for _, count := range c.all.counts {
+		n += count.n.Load()
+	}
+	return n
+}
 
 // Do implements Conn.
 func (c *Counted) Do(ctx context.Context, cmd Command) (any, error) {
-	c.commands.Add(1)
+	c.count.n.Add(1)
 	return c.conn.Do(ctx, cmd)
 }
 
 // DoMulti implements Conn; every command of the pipeline counts.
 func (c *Counted) DoMulti(ctx context.Context, cmds ...Command) []Result {
-	c.commands.Add(int64(len(cmds)))
+	c.count.n.Add(int64(len(cmds)))
 	return c.conn.DoMulti(ctx, cmds...)
 }
 
-// Dedicated implements Conn; commands sent on the dedicated connection count.
+// Dedicated implements Conn; commands sent on the dedicated connection
+// count in c's counter.
 func (c *Counted) Dedicated(ctx context.Context, key string, fn func(Conn) error) error {
 	return c.conn.Dedicated(ctx, key, func(d Conn) error {
-		return fn(c.Wrap(d))
+		return fn(&Counted{conn: d, count: c.count, all: c.all})
 	})
 }
 

@@ -72,7 +72,7 @@ func TestKeyMemo(t *testing.T) {
 func TestNewLeaseTokens(t *testing.T) {
 	b := newBase(Config{Prefix: "p:"})
 	release := func(context.Context, string, string) error { return nil }
-	leases := make([]*lease, 1000)
+	leases := make([]*tokenLease, 1000)
 	copies := make([]string, len(leases))
 	seen := map[string]bool{}
 	for i := range leases {
@@ -90,5 +90,44 @@ func TestNewLeaseTokens(t *testing.T) {
 		if l.token != copies[i] || l.key != "p:k" {
 			t.Errorf("lease %d: token %q, key %q; want %q, p:k", i, l.token, l.key, copies[i])
 		}
+	}
+}
+
+// busyConn answers every SET NX as a lock held by another.
+type busyConn struct{ Conn }
+
+func (busyConn) Do(context.Context, Command) (any, error) { return nil, nil }
+
+// A lease is made again for a later acquire, with a new token, once Redis
+// answered its release (released, or found the lease lost) or refused its
+// SET; never after a release that failed, whose command may still be on
+// its way with the lease's token.
+func TestSpareLease(t *testing.T) {
+	b := newBase(Config{Prefix: "p:", Conn: busyConn{}})
+	var answer error
+	release := func(context.Context, string, string) error { return answer }
+	for _, tc := range []struct {
+		answer error
+		again  bool
+	}{{nil, true}, {ErrLeaseLost, true}, {fmt.Errorf("read: %w", context.DeadlineExceeded), false}} {
+		first := b.newLease("p:k", release)
+		token := string([]byte(first.token))
+		answer = tc.answer
+		if err := first.Release(t.Context()); err != tc.answer {
+			t.Fatalf("Release: %v, want %v", err, tc.answer)
+		}
+		next := b.newLease("p:j", release)
+		if again := next == first; again != tc.again {
+			t.Errorf("release answered %v: lease made again %v, want %v", tc.answer, again, tc.again)
+		}
+		if next.token == token || next.key != "p:j" {
+			t.Errorf("release answered %v: next lease has token %q, key %q; want a new token, p:j", tc.answer, next.token, next.key)
+		}
+	}
+	if _, err := b.setNX(t.Context(), "p:k", release); err != ErrBusy {
+		t.Fatalf("setNX on a held key: %v, want ErrBusy", err)
+	}
+	if b.spare.Load() == nil {
+		t.Error("the lease of a refused SET is not spare")
 	}
 }

@@ -39,7 +39,7 @@ func Unwrap(conn Conn) Conn {
 // commandsOf is the command counter of conn, nil when it is not counted.
 func commandsOf(conn Conn) *atomic.Int64 {
 	if c, ok := conn.(*Counted); ok {
-		return c.commands
+		return &c.count.n
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func (l *watchdogLock) AcquireWith(ctx context.Context, name string, opts Acquir
 		if err != nil {
 			return nil, err
 		}
-		w := &watchedLease{lease: *acquired.(*lease)}
+		w := &watchedLease{lease: acquired.(*tokenLease).lease}
 		interval := l.cfg.TTL / 3
 		w.renewal = startRenewal(ctx, &l.base, opts.Renewals, interval, l.cfg.TTL-interval, func(ctx context.Context) error {
 			n, err := comparePExpire.Run(ctx, l.cfg.Conn, []string{w.key}, w.token, l.ttlMillis())

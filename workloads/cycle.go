@@ -56,7 +56,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	c.complete(acq, history.OK, lease.Token())
 	expiry := c.acquiredMargin(lease, began, done)
 	c.tally.Acquired(done, done.Sub(intended), done.Sub(began))
-	c.d.spec.Live.Acquired(done.Sub(intended))
+	c.live.Acquired(done.Sub(intended))
 	if !intended.Before(c.d.measureAt) {
 		c.acquisitions++
 	}
@@ -129,7 +129,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 		return false, time.Time{}
 	default:
 		rec.Failed(end, failureOf(err))
-		c.d.spec.Live.Failed()
+		c.live.Failed()
 	}
 	return true, end
 }
@@ -157,12 +157,12 @@ func (c *client) failedAcquire(ctx context.Context, rec *metrics.Recorder, err e
 		return false
 	case errors.Is(err, variants.ErrTimeout):
 		rec.Add(done, metrics.Timeout)
-		c.d.spec.Live.TimedOut()
+		c.live.TimedOut()
 	case isBusy(err):
 		// counted by attempt; a fail-fast acquire just goes on
 	default:
 		rec.Failed(done, failureOf(err))
-		c.d.spec.Live.Failed()
+		c.live.Failed()
 		c.sleep(ctx, errorPause, nil)
 	}
 	return true

@@ -192,6 +192,7 @@ func newDriver(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle) (
 			c.options = o // its renewals are recorded
 		}
 		c.margins = d.margins[c.stripe]
+		c.live = spec.Live.Shard(i)
 		c.tally = metrics.NewTally(c.margins, tallyEvents)
 		d.clients = append(d.clients, c)
 	}
@@ -336,6 +337,7 @@ type client struct {
 	lock          variants.Lock
 	options       variants.OptionsAcquirer // lock, when renewals are recorded; else nil
 	tally         *metrics.Tally           // the client's events, to the current cycle's recorder (and the margins)
+	live          *LiveShard               // the client's shard of Spec.Live, nil for none
 	rnd           *rand.Rand
 	timer         *time.Timer
 	release       *releaseContext  // nil until the first release, and after one that timed out
@@ -365,7 +367,7 @@ func (c *client) attempt(err error) {
 		at := c.d.now()
 		c.lastBusy = at
 		c.tally.AttemptedBusy(at)
-		c.d.spec.Live.BusyTry()
+		c.live.BusyTry()
 		if !c.waiting {
 			c.waiting = true
 			c.d.oracle.WaitingAt(c.key, at)

@@ -16,15 +16,36 @@ const (
 )
 
 // Live is what a run cell has done so far, readable while it runs: the
-// clients update it with one or two atomic adds per event, and Snapshot
-// reads it from any goroutine. It counts the whole cell, warm-up included.
-// The zero value is ready; a nil *Live counts nothing. Set Spec.Live to
-// have a run feed one; its methods count by hand (tests).
+// clients update it with one or two atomic adds per event, each client in
+// a shard of its own stripe (client index mod liveShards), so that clients
+// on different cores seldom write to one cache line, and Snapshot adds
+// the shards up from any goroutine. It counts the whole cell, warm-up
+// included. The zero value is ready; a nil *Live counts nothing. Set
+// Spec.Live to have a run feed one.
 type Live struct {
+	shards [liveShards]LiveShard
+	oracle atomic.Pointer[Oracle]
+}
+
+// liveShards is how many shards a Live has: as many as a cell's stripes
+// of recorders.
+const liveShards = maxStripes
+
+// LiveShard is the counts of the clients of one stripe. Its methods count
+// nothing on a nil shard (that of a nil Live).
+type LiveShard struct {
 	busy, errors, timeouts atomic.Int64
 	acquireSumMicros       atomic.Int64
 	acquire                [liveBuckets]atomic.Int64 // successful acquisitions by latency (µs)
-	oracle                 atomic.Pointer[Oracle]
+	_                      [64]byte                  // off the next shard's lines
+}
+
+// Shard is the shard of client index i; nil for a nil l.
+func (l *Live) Shard(i int) *LiveShard {
+	if l == nil {
+		return nil
+	}
+	return &l.shards[i%liveShards]
 }
 
 // LiveSnapshot is a Live read at one time. Acquire counts successful
@@ -43,12 +64,18 @@ func (l *Live) Snapshot() LiveSnapshot {
 	if l == nil {
 		return s
 	}
-	for i := range l.acquire {
-		s.Acquire[i] = l.acquire[i].Load()
-		s.Acquisitions += s.Acquire[i]
+	for i := range l.shards {
+		sh := &l.shards[i]
+		for b := range sh.acquire {
+			n := sh.acquire[b].Load()
+			s.Acquire[b] += n
+			s.Acquisitions += n
+		}
+		s.Busy += sh.busy.Load()
+		s.Errors += sh.errors.Load()
+		s.Timeouts += sh.timeouts.Load()
+		s.AcquireSum += time.Duration(sh.acquireSumMicros.Load()) * time.Microsecond
 	}
-	s.Busy, s.Errors, s.Timeouts = l.busy.Load(), l.errors.Load(), l.timeouts.Load()
-	s.AcquireSum = time.Duration(l.acquireSumMicros.Load()) * time.Microsecond
 	if o := l.oracle.Load(); o != nil {
 		s.Overlaps = (*o).Report().Overlaps
 	}
@@ -124,7 +151,7 @@ func (l *Live) attach(o Oracle) {
 }
 
 // Acquired counts a successful acquisition of the given latency.
-func (l *Live) Acquired(latency time.Duration) {
+func (l *LiveShard) Acquired(latency time.Duration) {
 	if l != nil {
 		us := latency.Microseconds()
 		l.acquire[liveBucket(us)].Add(1)
@@ -133,21 +160,21 @@ func (l *Live) Acquired(latency time.Duration) {
 }
 
 // BusyTry counts a try at acquiring that found the lock held.
-func (l *Live) BusyTry() {
+func (l *LiveShard) BusyTry() {
 	if l != nil {
 		l.busy.Add(1)
 	}
 }
 
 // Failed counts a Redis or network error.
-func (l *Live) Failed() {
+func (l *LiveShard) Failed() {
 	if l != nil {
 		l.errors.Add(1)
 	}
 }
 
 // TimedOut counts an acquisition given up after the acquire timeout.
-func (l *Live) TimedOut() {
+func (l *LiveShard) TimedOut() {
 	if l != nil {
 		l.timeouts.Add(1)
 	}

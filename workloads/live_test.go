@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,14 +33,14 @@ func TestLiveBuckets(t *testing.T) {
 
 func TestLiveQuantile(t *testing.T) {
 	var l Live
-	for range 98 {
-		l.Acquired(100 * time.Microsecond)
+	for i := range 98 { // over the shards, which Snapshot adds up
+		l.Shard(i).Acquired(100 * time.Microsecond)
 	}
-	l.Acquired(10 * time.Millisecond)
-	l.Acquired(20 * time.Millisecond)
-	l.BusyTry()
-	l.Failed()
-	l.TimedOut()
+	l.Shard(3).Acquired(10 * time.Millisecond)
+	l.Shard(liveShards - 1).Acquired(20 * time.Millisecond)
+	l.Shard(1).BusyTry()
+	l.Shard(2).Failed()
+	l.Shard(liveShards + 5).TimedOut()
 	s := l.Snapshot()
 	if s.Acquisitions != 100 || s.Busy != 1 || s.Errors != 1 || s.Timeouts != 1 {
 		t.Fatalf("snapshot %+v", s)
@@ -50,13 +51,13 @@ func TestLiveQuantile(t *testing.T) {
 	if p99 := s.AcquireQuantile(0.99); p99 < 10*time.Millisecond || p99 > 11250*time.Microsecond {
 		t.Errorf("p99 %v, want 10 ms within 12.5 %%", p99)
 	}
-	l.Acquired(time.Millisecond)
+	l.Shard(7).Acquired(time.Millisecond)
 	d := l.Snapshot().Sub(s)
 	if d.Acquisitions != 1 || d.AcquireQuantile(0.99) < time.Millisecond || d.Busy != 0 {
 		t.Errorf("difference %+v", d)
 	}
 	var none *Live
-	none.Acquired(time.Second) // a nil Live counts nothing and does not panic
+	none.Shard(0).Acquired(time.Second) // a nil Live counts nothing and does not panic
 	if none.Snapshot().Acquisitions != 0 {
 		t.Error("a nil Live counted")
 	}
@@ -122,12 +123,23 @@ func TestLiveFedByRun(t *testing.T) {
 }
 
 // BenchmarkLiveAcquired is the cost of counting one acquisition in a Live
-// shared by every goroutine.
+// that every goroutine feeds, each in a shard of its own as the clients do
+// (shard), or all in one.
 func BenchmarkLiveAcquired(b *testing.B) {
-	var l Live
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			l.Acquired(150 * time.Microsecond)
-		}
-	})
+	for _, own := range []bool{true, false} {
+		name := map[bool]string{true: "own-shard", false: "one-shard"}[own]
+		b.Run(name, func(b *testing.B) {
+			var l Live
+			var next atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				sh := l.Shard(0)
+				if own {
+					sh = l.Shard(int(next.Add(1)))
+				}
+				for pb.Next() {
+					sh.Acquired(150 * time.Microsecond)
+				}
+			})
+		})
+	}
 }
