@@ -131,3 +131,48 @@ func TestSpareLease(t *testing.T) {
 		t.Error("the lease of a refused SET is not spare")
 	}
 }
+
+// dedicatingConn answers every command with nil and runs Dedicated's fn
+// on itself.
+type dedicatingConn struct{ busyConn }
+
+func (dedicatingConn) DoMulti(_ context.Context, cmds ...Command) []Result {
+	return make([]Result, len(cmds))
+}
+
+func (d dedicatingConn) Dedicated(_ context.Context, _ string, fn func(Conn) error) error {
+	return fn(d)
+}
+
+// Commands adds up the counters of every wrapper of one NewCounted, each
+// written by goroutines of its own, the commands of their dedicated
+// connections and pipelines included.
+func TestCountedWrappers(t *testing.T) {
+	root := NewCounted(dedicatingConn{})
+	other := NewCounted(dedicatingConn{}) // counts apart
+	var wg sync.WaitGroup
+	for range 8 {
+		c := root.Wrap(dedicatingConn{})
+		wg.Go(func() {
+			for range 1000 {
+				_, _ = c.Do(t.Context(), Cmd("GET", "k"))
+			}
+			_ = c.Dedicated(t.Context(), "k", func(d Conn) error {
+				d.DoMulti(t.Context(), Cmd("GET", "k"), Cmd("GET", "k"))
+				return nil
+			})
+		})
+	}
+	_, _ = root.Do(t.Context(), Cmd("GET", "k"))
+	_, _ = other.Do(t.Context(), Cmd("GET", "k"))
+	wg.Wait()
+	if got, want := root.Commands(), int64(8*1002+1); got != want {
+		t.Errorf("root counted %d commands, want %d", got, want)
+	}
+	if got := root.Wrap(dedicatingConn{}).Commands(); got != root.Commands() {
+		t.Errorf("a new wrapper reads %d, the root %d", got, root.Commands())
+	}
+	if got := other.Commands(); got != 1 {
+		t.Errorf("another NewCounted counted %d, want 1", got)
+	}
+}

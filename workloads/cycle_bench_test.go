@@ -170,12 +170,12 @@ func benchHarness(b *testing.B, variant string, conn clients.Client, prefix stri
 }
 
 // cycleLocks builds the clients' locks as the runner does: variant on conn,
-// its commands counted, the client's hooks wired.
+// its commands counted (in a counter per client), the client's hooks wired.
 func cycleLocks(variant string, conn clients.Client, prefix string) workloads.NewLock {
 	counted := variants.NewCounted(conn)
 	return func(env workloads.ClientEnv) (variants.Lock, error) {
 		return variants.New(variant, variants.Config{
-			Conn: counted, Prefix: prefix, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note,
+			Conn: counted.Wrap(conn), Prefix: prefix, Clock: env.Clock, OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note,
 		})
 	}
 }
