@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The pairs take turns: redis-benchmark, then every library's bare loop
@@ -168,14 +170,20 @@ func TestCalibrateFakeBenchmarkMedians(t *testing.T) {
 
 // calibrationFixture is a summary of three pairs: rueidis meets every
 // target, go-redis spends cpuGoRedis µs per cycle against a bare loop's 10.
+// Each pair's ratio is the medians', give or take 0.02.
 func calibrationFixture(cpuGoRedis float64, benchmark bool) calibrationSummary {
 	side := func(cycles, cpu float64) sideSummary {
 		return sideSummary{cycles: spread{cycles, cycles - 10, cycles + 10}, cpuUS: spread{cpu, cpu - 1, cpu + 1},
 			setP50: 300, setP99: 900, delP50: 300, delP99: 900}
 	}
+	library := func(name string, bare, lockbench sideSummary) librarySummary {
+		ratio := func(r float64) spread { return spread{r, r - 0.02, r + 0.02} }
+		return librarySummary{library: name, bare: bare, lockbench: lockbench,
+			cyclesRatio: ratio(lockbench.cycles.median / bare.cycles.median), cpuRatio: ratio(lockbench.cpuUS.median / bare.cpuUS.median)}
+	}
 	sum := calibrationSummary{pairs: 3, libraries: []librarySummary{
-		{library: "rueidis", bare: side(50000, 8), lockbench: side(47500, 9)},
-		{library: "go-redis", bare: side(30000, 10), lockbench: side(27000, cpuGoRedis)},
+		library("rueidis", side(50000, 8), side(47500, 9)),
+		library("go-redis", side(30000, 10), side(27000, cpuGoRedis)),
 	}}
 	if benchmark {
 		b := side(30000, 4)
@@ -213,7 +221,7 @@ func TestCalibrateVerdicts(t *testing.T) {
 		}
 	}
 	rows := calibrationTable(t, out)
-	if got := rows["go-redis"]; len(got) != 6 || got[0] != "30000 (29990–30010)" || got[2] != "0.90" || got[3] != "10.0µs (9.0µs–11.0µs)" || got[5] != "1.20" {
+	if got := rows["go-redis"]; len(got) != 6 || got[0] != "30000 (29990–30010)" || got[2] != "0.90 (0.88–0.92)" || got[3] != "10.0µs (9.0µs–11.0µs)" || got[5] != "1.20 (1.18–1.22)" {
 		t.Errorf("go-redis overhead row %q", got)
 	}
 	if got := rows["bare loop rueidis"]; len(got) != 6 || got[0] != "50000" || got[1] != "-" || got[5] != "1.67" {
@@ -238,6 +246,34 @@ func TestCalibrateVerdicts(t *testing.T) {
 	}
 	if strings.Contains(out, "× redis-benchmark's cycles/s") {
 		t.Errorf("without redis-benchmark, a target against it:\n%s", out)
+	}
+}
+
+// lockbench against its bare loop is the median of the pairs' ratios, each
+// pair's legs run back to back, not the ratio of the medians, which a
+// change of the machine's load between pairs skews: here the third pair
+// ran on a busier machine, lockbench slower in it than the bare loop had
+// been, and the ratio of the medians (60/80) would read 0.75.
+func TestCalibratePairRatios(t *testing.T) {
+	sample := func(cycles float64, cpuUS time.Duration) calibrationSample {
+		return calibrationSample{cyclesPerS: cycles, cpuPerCycle: cpuUS * time.Microsecond}
+	}
+	samples := map[seriesKey][]calibrationSample{
+		{sideBare, "rueidis"}:      {sample(100, 10), sample(50, 20), sample(80, 12)},
+		{sideLockbench, "rueidis"}: {sample(95, 11), sample(46, 23), sample(60, 12)},
+	}
+	l := summarize(samples, []string{"rueidis"}, false).libraries[0]
+	near := func(got spread, median, lo, hi float64) bool {
+		return math.Abs(got.median-median) < 1e-9 && math.Abs(got.min-lo) < 1e-9 && math.Abs(got.max-hi) < 1e-9
+	}
+	if got := l.cyclesRatio; !near(got, 0.92, 0.75, 0.95) {
+		t.Errorf("cycles/s ratio %+v, want the median 0.92 of 0.95, 0.92, 0.75", got)
+	}
+	if got := l.cpuRatio; !near(got, 1.1, 1, 1.15) {
+		t.Errorf("CPU ratio %+v, want the median 1.10 of 1.10, 1.15, 1.00", got)
+	}
+	if targets := bareTargets(l); !targets[0].met() || !targets[1].met() {
+		t.Errorf("targets %+v: the pairs' medians meet both", targets)
 	}
 }
 

@@ -37,10 +37,31 @@ type sideSummary struct {
 	setP50, setP99, delP50, delP99 float64
 }
 
-// librarySummary is one client library's bare loop and lockbench.
+// librarySummary is one client library's bare loop and lockbench, and the
+// spread of lockbench's figures over the bare loop's of the same pair
+// (cycles/s, CPU per cycle): the two legs of a pair run back to back, so
+// that a change of the machine's load between pairs cancels out in each
+// pair's ratio, which it does not in a ratio of the medians.
 type librarySummary struct {
-	library         string
-	bare, lockbench sideSummary
+	library               string
+	bare, lockbench       sideSummary
+	cyclesRatio, cpuRatio spread
+}
+
+// pairRatios is the spread of lockbench's figure over the bare loop's in
+// each pair (pairs without both legs, or with a bare figure of zero, are
+// left out); zero without such pairs.
+func pairRatios(bare, lockbench []calibrationSample, f func(calibrationSample) float64) spread {
+	var ratios []float64
+	for i := range min(len(bare), len(lockbench)) {
+		if b := f(bare[i]); b > 0 {
+			ratios = append(ratios, f(lockbench[i])/b)
+		}
+	}
+	if len(ratios) == 0 {
+		return spread{}
+	}
+	return spreadOf(ratios)
 }
 
 // calibrationSummary is what a calibrate run measured, summarized.
@@ -78,10 +99,13 @@ func summarize(samples map[seriesKey][]calibrationSample, libraries []string, be
 		sum.pairs = len(samples[seriesKey{side: sideBenchmark}])
 	}
 	for _, lib := range libraries {
-		lockbench := samples[seriesKey{sideLockbench, lib}]
+		bare, lockbench := samples[seriesKey{sideBare, lib}], samples[seriesKey{sideLockbench, lib}]
 		sum.pairs = max(sum.pairs, len(lockbench))
 		sum.libraries = append(sum.libraries, librarySummary{library: lib,
-			bare: summarizeSide(samples[seriesKey{sideBare, lib}]), lockbench: summarizeSide(lockbench)})
+			bare: summarizeSide(bare), lockbench: summarizeSide(lockbench),
+			cyclesRatio: pairRatios(bare, lockbench, func(s calibrationSample) float64 { return s.cyclesPerS }),
+			cpuRatio:    pairRatios(bare, lockbench, func(s calibrationSample) float64 { return float64(s.cpuPerCycle) }),
+		})
 	}
 	return sum
 }
@@ -165,15 +189,15 @@ func targetLine(library string, ratio float64) string {
 	return t.line(library)
 }
 
-// bareTargets are library's figures against its bare loop, from the
-// medians: throughput, then CPU per cycle.
+// bareTargets are library's figures against its bare loop, the medians
+// of the pairs' ratios: throughput, then CPU per cycle.
 func bareTargets(l librarySummary) [2]target {
 	return [2]target{{
 		name: "cycles/s / bare", before: "lockbench's cycles/s ", after: "× the bare loop's",
-		value: throughputRatio(l.lockbench.cycles.median, l.bare.cycles.median), target: bareThroughputTarget,
+		value: l.cyclesRatio.median, target: bareThroughputTarget,
 	}, {
 		name: "CPU / bare", before: "lockbench's CPU per cycle ", after: "× the bare loop's",
-		value: throughputRatio(l.lockbench.cpuUS.median, l.bare.cpuUS.median), target: bareCPUTarget, atMost: true,
+		value: l.cpuRatio.median, target: bareCPUTarget, atMost: true,
 	}}
 }
 
@@ -237,16 +261,15 @@ func renderCalibrate(w io.Writer, sum calibrationSummary, o calibrateOptions, mi
 }
 
 // renderOverhead writes lockbench against each library's bare loop: the
-// medians, their ranges over the pairs, and the ratios of the medians.
+// medians and their ranges over the pairs, and the pairs' ratios.
 func renderOverhead(w io.Writer, sum calibrationSummary) error {
 	t := results.TextTable(w, tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft}, Global: tw.AlignRight}})
 	t.Header([]string{"", "bare loop cycles/s", "lockbench cycles/s", "× bare", "bare loop CPU/cycle", "lockbench CPU/cycle", "× bare"})
 	var body [][]string
 	for _, l := range sum.libraries {
-		ratios := bareTargets(l)
 		body = append(body, []string{l.library,
-			withRange(l.bare.cycles, formatCount), withRange(l.lockbench.cycles, formatCount), strconv.FormatFloat(ratios[0].value, 'f', 2, 64),
-			withRange(l.bare.cpuUS, formatCPU), withRange(l.lockbench.cpuUS, formatCPU), strconv.FormatFloat(ratios[1].value, 'f', 2, 64)})
+			withRange(l.bare.cycles, formatCount), withRange(l.lockbench.cycles, formatCount), withRange(l.cyclesRatio, formatRatio),
+			withRange(l.bare.cpuUS, formatCPU), withRange(l.lockbench.cpuUS, formatCPU), withRange(l.cpuRatio, formatRatio)})
 	}
 	if err := t.Bulk(body); err != nil {
 		return err
@@ -254,11 +277,13 @@ func renderOverhead(w io.Writer, sum calibrationSummary) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "median (min–max) over the pairs; CPU is this process's (getrusage) per cycle, warm-up included; × bare is the ratio of the medians")
+	_, err := fmt.Fprintln(w, "median (min–max) over the pairs; CPU is this process's (getrusage) per cycle, warm-up included; × bare is lockbench's figure over the bare loop's run just before it, median (min–max) over the pairs")
 	return err
 }
 
 func formatCount(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+
+func formatRatio(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) }
 
 func formatCPU(us float64) string { return strconv.FormatFloat(us, 'f', 1, 64) + "µs" }
 
