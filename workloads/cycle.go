@@ -24,8 +24,9 @@ func isBusy(err error) bool { return errors.Is(err, variants.ErrBusy) }
 // closed loop's next cycle starts then.
 //
 // It reads the clock once per event (acquired and entered, left and
-// release begun, release ended), the monotonic clock alone (driver.now),
-// and allocates nothing of its own.
+// release begun, release ended; with no hold, one reading for the first
+// two), the monotonic clock alone (driver.now), and allocates nothing of
+// its own.
 func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn bool, end time.Time) {
 	rec := c.d.recorder(c.stripe, intended)
 	c.tally.To(rec)
@@ -65,7 +66,8 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	enter := c.invoke(k, history.Enter, acq)
 	entry := c.d.oracle.EnterFencedAt(k, lease.Token(), done)
 	c.complete(enter, history.OK, lease.Token())
-	if f := c.d.holderFault(done); f != nil {
+	f := c.d.holderFault(done)
+	if f != nil {
 		c.d.event(f, c, string(f.Kind))
 		if f.Kind == faults.HolderCrash {
 			// Dead while holding: it leaves the resource, never releases,
@@ -82,9 +84,14 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 		c.frozenUntil.Store(time.Now().Add(f.For).UnixNano())
 		c.sleep(ctx, f.For, nil)
 	}
-	lost := c.sleep(ctx, c.d.spec.Hold.Sample(c.rnd), lease.Lost())
+	hold := c.d.spec.Hold.Sample(c.rnd)
+	lost := c.sleep(ctx, hold, lease.Lost())
 	noticed := lost // told by the variant (Lost), not by the resource
-	exited := c.d.now()
+	// A zero hold leaves as it enters, at the same reading of the clock.
+	exited := done
+	if hold > 0 || f != nil {
+		exited = c.d.now()
+	}
 	exit := c.invoke(k, history.Exit, acq)
 	switch {
 	case lost:
