@@ -167,7 +167,7 @@ func (l *lease) Lost() <-chan struct{}             { return nil }
 
 // tokenLease is a lease with its token's 32 hex digits, in one
 // allocation, which its lock makes again for a later acquire once the
-// lease is done with (see spareLease).
+// lease is done with (see Release and setNX).
 type tokenLease struct {
 	lease
 	owner *base
