@@ -94,14 +94,15 @@ func TestRedlockClockJump(t *testing.T) {
 	}
 	with := runPlanOn(t, withJump.Topology, withJump).Cells[0]
 	without := runPlanOn(t, withoutJump.Topology, withoutJump).Cells[0]
-	if without.Violations.Overlaps != 0 {
-		// The control's premise, a first holder on node-1..node-3, fails
-		// when the two clients split the nodes at the very start (one on
-		// node-1, -2, -4 and -5, the other on node-3): the restart of
-		// node-4 and node-5 then takes its majority by itself (Redlock's
-		// restart failure, the redlock-restart scenario). Seen once under
-		// load; run the control once more.
-		t.Logf("without the clock jump: %d overlaps, the control run again", without.Violations.Overlaps)
+	// The control's premise, a first holder on node-1..node-3, fails when
+	// the two clients split the nodes at the very start, before node-4 and
+	// node-5 go down (one on node-1, -2, -4 and -5, the other on node-3):
+	// the restart of node-4 and node-5 then takes its majority by itself
+	// (Redlock's restart failure, the redlock-restart scenario). Seen
+	// under load, twice in a row once under make test; the control runs
+	// up to three times.
+	for try := 2; without.Violations.Overlaps != 0 && try <= 3; try++ {
+		t.Logf("without the clock jump: %d overlaps, the control run again (run %d)", without.Violations.Overlaps, try)
 		without = runPlanOn(t, withoutJump.Topology, withoutJump).Cells[0]
 	}
 	t.Logf("with the jump: %d acquisitions, %d overlaps; without: %d acquisitions, %d overlaps",
