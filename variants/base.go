@@ -69,10 +69,17 @@ func (b *base) key(name string) string {
 
 // token returns a new random 128-bit token in hex.
 func (b *base) token() string {
-	var t [16]byte
-	binary.LittleEndian.PutUint64(t[:8], b.rnd.Uint64())
-	binary.LittleEndian.PutUint64(t[8:], b.rnd.Uint64())
-	return hex.EncodeToString(t[:])
+	var t [32]byte
+	b.randomToken(&t)
+	return string(t[:])
+}
+
+// randomToken writes a new random 128-bit token into dst, in hex.
+func (b *base) randomToken(dst *[32]byte) {
+	var raw [16]byte
+	binary.LittleEndian.PutUint64(raw[:8], b.rnd.Uint64())
+	binary.LittleEndian.PutUint64(raw[8:], b.rnd.Uint64())
+	hex.Encode(dst[:], raw[:])
 }
 
 // ttlMillis is the TTL as the argument of PX or PEXPIRE.
@@ -196,10 +203,7 @@ func (b *base) newLease(key string, release func(context.Context, string, string
 		t = &tokenLease{owner: b}
 	}
 	t.lease = lease{key: key, release: release}
-	var raw [16]byte
-	binary.LittleEndian.PutUint64(raw[:8], b.rnd.Uint64())
-	binary.LittleEndian.PutUint64(raw[8:], b.rnd.Uint64())
-	hex.Encode(t.hex[:], raw[:])
+	b.randomToken(&t.hex)
 	t.token = unsafe.String(&t.hex[0], len(t.hex))
 	return t
 }

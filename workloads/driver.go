@@ -192,7 +192,7 @@ func newDriver(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle) (
 			c.options = o // its renewals are recorded
 		}
 		c.margins = d.margins[c.stripe]
-		c.live = spec.Live.Shard(i)
+		c.live = spec.Live.Shard(c.stripe)
 		c.tally = metrics.NewTally(c.margins, tallyEvents)
 		d.clients = append(d.clients, c)
 	}

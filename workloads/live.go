@@ -17,7 +17,7 @@ const (
 
 // Live is what a run cell has done so far, readable while it runs: the
 // clients update it with one or two atomic adds per event, each client in
-// a shard of its own stripe (client index mod liveShards), so that clients
+// the shard of its stripe of recorders (Shard), so that clients
 // on different cores seldom write to one cache line, and Snapshot adds
 // the shards up from any goroutine. It counts the whole cell, warm-up
 // included. The zero value is ready; a nil *Live counts nothing. Set
@@ -40,7 +40,7 @@ type LiveShard struct {
 	_                      [64]byte                  // off the next shard's lines
 }
 
-// Shard is the shard of client index i; nil for a nil l.
+// Shard is the shard of stripe i (taken mod liveShards); nil for a nil l.
 func (l *Live) Shard(i int) *LiveShard {
 	if l == nil {
 		return nil
