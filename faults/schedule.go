@@ -63,39 +63,72 @@ type Schedule struct {
 	BeforeNode func(node string)
 }
 
-// Run injects the node faults of s through s.Ctrl and the network faults
-// through s.Net, each at s.Start + At, until ctx ends, and returns what it
-// did, in time order (client faults are the workload's). A paused node, a
-// slowed or cut network, is restored when its pause ends or, at the
-// latest, when ctx ends, so no node is left stopped; a moved clock stays
-// moved. With node or network faults on a topology that fails over by
-// itself, it also records each role change a watch of the data nodes sees
-// (every WatchEvery, until ctx ends) as a promoted or demoted event, timed
-// from the fault before it.
-func Run(ctx context.Context, s Schedule) []Event {
+// Running is a schedule under way (Start); Wait returns what it did.
+type Running struct {
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	events []Event
+}
+
+// Run starts the schedule of s and waits for its end: Start(ctx, s).Wait().
+func Run(ctx context.Context, s Schedule) []Event { return Start(ctx, s).Wait() }
+
+// Wait waits until the schedule has ended (its context ended, and every
+// paused node and cut link was restored) and returns what it did, in time
+// order.
+func (r *Running) Wait() []Event {
+	r.wg.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	slices.SortStableFunc(r.events, func(a, b Event) int { return cmp.Compare(a.AtS, b.AtS) })
+	return r.events
+}
+
+// placesAtOnce reports whether a fault at 0 of kind k is in place before
+// Start returns: those that take a node, a link or a clock away. A
+// failover at 0 is asked for then, not awaited (it takes seconds).
+func placesAtOnce(k Kind) bool {
+	switch k {
+	case Pause, Kill, Restart, Clock, Latency, Partition:
+		return true
+	}
+	return false
+}
+
+// Start injects the node faults of s through s.Ctrl and the network faults
+// through s.Net, each at s.Start + At, until ctx ends (client faults are
+// the workload's). A fault at 0 that takes a node, a link or a clock away
+// (pause, kill, the kill of a restart, latency, partition, clock) has
+// acted when Start returns, so that a load begun then never meets the
+// node as it was (a Redlock holder's majority cannot include a node
+// killed at 0). A paused node, a slowed or cut network, is restored when
+// its pause ends or, at the latest, when ctx ends, so no node is left
+// stopped; a moved clock stays moved. With node or network faults on a
+// topology that fails over by itself, it also records each role change a
+// watch of the data nodes sees (every WatchEvery, until ctx ends) as a
+// promoted or demoted event, timed from the fault before it.
+func Start(ctx context.Context, s Schedule) *Running {
 	ctrl, net, start := s.Ctrl, s.Net, s.Start
-	var (
-		mu     sync.Mutex
-		events []Event
-		wg     sync.WaitGroup
-	)
+	r := &Running{}
+	// placing counts the faults at 0 whose first action Start awaits.
+	var placing sync.WaitGroup
 	// begin records f's action as begun now and returns its index; end
 	// adds the action's error, and for a failover its duration, once it
 	// has returned. A role change seen meanwhile finds its cause begun.
 	begin := func(f Fault, action string) int {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, Event{AtS: time.Since(start).Seconds(), Fault: f.String(), Action: action, Node: f.Node})
-		return len(events) - 1
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.events = append(r.events, Event{AtS: time.Since(start).Seconds(), Fault: f.String(), Action: action, Node: f.Node})
+		return len(r.events) - 1
 	}
 	end := func(i int, err error) {
-		mu.Lock()
-		defer mu.Unlock()
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		if err != nil {
-			events[i].Error = err.Error()
+			r.events[i].Error = err.Error()
 		}
-		if events[i].Action == "failover" {
-			events[i].DurationS = time.Since(start).Seconds() - events[i].AtS
+		if r.events[i].Action == "failover" {
+			r.events[i].DurationS = time.Since(start).Seconds() - r.events[i].AtS
 		}
 	}
 	record := func(f Fault, action string, act func() error) { end(begin(f, action), act()) }
@@ -110,7 +143,13 @@ func Run(ctx context.Context, s Schedule) []Event {
 			continue // client faults run inside the workload
 		}
 		watch = true
-		wg.Go(func() {
+		placed := func() {}
+		if f.At == 0 && placesAtOnce(f.Kind) {
+			placing.Add(1)
+			placed = sync.OnceFunc(placing.Done)
+		}
+		r.wg.Go(func() {
+			defer placed()
 			if !sleepUntil(ctx, start.Add(f.At)) {
 				return
 			}
@@ -119,12 +158,14 @@ func Run(ctx context.Context, s Schedule) []Event {
 				if tp, ok := ctrl.(topologies.TimedPauser); ok {
 					// A server lockbench did not start resumes by itself.
 					record(f, "pause", func() error { return tp.PauseFor(context.WithoutCancel(ctx), f.Node, f.For) })
+					placed()
 					sleepUntil(ctx, start.Add(f.At+f.For))
 					begin(f, "resume")
 					return
 				}
 				before(f)
 				record(f, "pause", func() error { return ctrl.Pause(f.Node) })
+				placed()
 				until := start.Add(f.At + f.For)
 				if f.For == 0 {
 					until = time.Time{} // to the end of the run
@@ -136,8 +177,16 @@ func Run(ctx context.Context, s Schedule) []Event {
 				record(f, "kill", func() error { return ctrl.Kill(f.Node) })
 			case Restart:
 				before(f)
-				begin(f, "restart")
-				err := ctrl.Restart(context.WithoutCancel(ctx), f.Node, f.Delay)
+				i := begin(f, "restart")
+				// The kill first, so that a restart at 0 is down when
+				// Start returns; Restart then only waits and starts it.
+				err := ctrl.Kill(f.Node)
+				killed := time.Now()
+				end(i, err)
+				placed()
+				if err == nil {
+					err = ctrl.Restart(context.WithoutCancel(ctx), f.Node, f.Delay-time.Since(killed))
+				}
 				end(begin(f, "restarted"), err)
 			case Failover:
 				before(f)
@@ -151,6 +200,7 @@ func Run(ctx context.Context, s Schedule) []Event {
 				} else {
 					record(f, "partition", func() error { return net.Partition(f) })
 				}
+				placed()
 				until := start.Add(f.At + f.For)
 				if f.For == 0 {
 					until = time.Time{}
@@ -161,17 +211,16 @@ func Run(ctx context.Context, s Schedule) []Event {
 		})
 	}
 	if w, ok := ctrl.(topologies.RoleWatcher); ok && watch {
-		wg.Go(func() {
+		r.wg.Go(func() {
 			w.WatchRoles(ctx, WatchEvery, func(c topologies.RoleChange) {
-				mu.Lock()
-				defer mu.Unlock()
-				events = append(events, roleEvent(c, start, events))
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				r.events = append(r.events, roleEvent(c, start, r.events))
 			})
 		})
 	}
-	wg.Wait()
-	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.AtS, b.AtS) })
-	return events
+	placing.Wait()
+	return r
 }
 
 // causes are the actions after which a node may change roles.

@@ -1,7 +1,10 @@
 package faults_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -116,5 +119,64 @@ func TestScheduleClusterPause(t *testing.T) {
 	}
 	if !slices.Equal(before, []string{"master-1"}) {
 		t.Errorf("BeforeNode called with %v; want master-1, before the pause", before)
+	}
+}
+
+// procState is the state letter of process pid in /proc (R, S, T for
+// stopped, ...), or 0 when there is no such process (it ended and was
+// reaped).
+func procState(t *testing.T, pid int) byte {
+	t.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	rest := stat[bytes.LastIndexByte(stat, ')')+1:]
+	if len(rest) < 2 {
+		t.Fatalf("/proc/%d/stat: %q", pid, stat)
+	}
+	return rest[1]
+}
+
+// A fault at 0 that takes a node away has acted when Start returns, so
+// that the load begun then never meets the node as it was: a restart's
+// kill and a pause at 0 are in place, a kill at 300 ms is not yet. (Run
+// in a goroutine beside the load, as before, the first commands reached
+// the nodes before the faults did: a Redlock holder's majority then took
+// in a node "down from the start".) The restart ends on schedule.
+func TestStartPlacesFaultsAtZero(t *testing.T) {
+	topo := topotest.Start(t, "local:redlock?nodes=3")
+	pid := map[string]int{}
+	for _, n := range topo.Nodes() {
+		pid[n.Name] = topo.PID(n.Name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	running := faults.Start(ctx, faults.Schedule{Ctrl: topo, Start: start, Faults: []faults.Fault{
+		mustParse(t, "at=0s restart node=node-1 delay=800ms"),
+		mustParse(t, "at=0s pause node=node-2 for=800ms"),
+		mustParse(t, "at=300ms kill node=node-3"),
+	}})
+	// At once, before any goroutine of the schedule could still act.
+	state := map[string]byte{}
+	for name, p := range pid {
+		state[name] = procState(t, p)
+	}
+	if state["node-1"] != 0 || state["node-2"] != 'T' || state["node-3"] == 0 || state["node-3"] == 'T' {
+		t.Errorf("when Start returned, the nodes' process states were %q; want node-1 gone, node-2 stopped (T), node-3 running", state)
+	}
+	events := running.Wait()
+	stampedAt(t, find(t, events, "restart", "node-1"), 0)
+	stampedAt(t, find(t, events, "pause", "node-2"), 0)
+	if restarted := find(t, events, "restarted", "node-1"); restarted.AtS < 0.8 || restarted.AtS > 1.3 {
+		t.Errorf("node-1 restarted at %.3fs; want from 800 ms, its delay", restarted.AtS)
+	}
+	stampedAt(t, find(t, events, "kill", "node-3"), 300*time.Millisecond)
+	for _, n := range []string{"node-1", "node-2"} {
+		if p := topo.PID(n); procState(t, p) == 0 || procState(t, p) == 'T' {
+			t.Errorf("after the schedule %s (pid %d) is in state %q; want it running", n, p, procState(t, p))
+		}
 	}
 }

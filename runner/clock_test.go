@@ -108,17 +108,13 @@ func TestRedlockClockJump(t *testing.T) {
 	}
 	with := runPlanOn(t, withJump.Topology, withJump).Cells[0]
 	without := runPlanOn(t, withoutJump.Topology, withoutJump).Cells[0]
-	// The control's premise, a first holder on node-1..node-3, fails when
-	// the two clients split the nodes at the very start, before node-4 and
-	// node-5 go down (one on node-1, -2, -4 and -5, the other on node-3):
-	// the restart of node-4 and node-5 then takes its majority by itself
-	// (Redlock's restart failure, the redlock-restart scenario). Seen
-	// under load, twice in a row once under make test; the control runs
-	// up to three times.
-	for try := 2; without.Violations.Overlaps != 0 && try <= 3; try++ {
-		t.Logf("without the clock jump: %d overlaps, the control run again (run %d)", without.Violations.Overlaps, try)
-		without = runPlanOn(t, withoutJump.Topology, withoutJump).Cells[0]
-	}
+	// The control's premise, a first holder on node-1..node-3 alone,
+	// holds because node-4 and node-5 are down before the first acquire
+	// (a fault at 0 has acted when the measured phase begins): when the
+	// schedule ran beside the clients, they could split the five nodes at
+	// the very start, and the restart of node-4 and node-5 then took the
+	// holder's majority by itself (1 overlap in 3 runs of 3 in a row once
+	// under make test).
 	t.Logf("with the jump: %d acquisitions, %d overlaps; without: %d acquisitions, %d overlaps",
 		with.Acquisitions, with.Violations.Overlaps, without.Acquisitions, without.Violations.Overlaps)
 	if with.Violations.Overlaps == 0 {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
@@ -350,27 +349,24 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	defer stats.close()
 	// The fault schedule starts with the measured phase and ends with the
 	// cell.
+	// A fault at 0 that takes a node or a link away has acted before the
+	// measured phase's clients begin (faults.Start).
 	faultCtx, stopFaults := context.WithCancel(ctx)
-	faultEvents := make(chan []faults.Event, 1)
 	var (
-		scheduled atomic.Bool
+		schedule  *faults.Running // set when the measured phase began
 		atMeasure int64
 	)
 	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
 		stats.begin(ctx)
-		ctrl := control(p, topo)
-		scheduled.Store(true)
-		go func() {
-			faultEvents <- faults.Run(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: ctrl, Net: s.net, Start: time.Now(), BeforeNode: stats.BeforeNode})
-		}()
+		schedule = faults.Start(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: control(p, topo), Net: s.net, Start: time.Now(), BeforeNode: stats.BeforeNode})
 	})
 	stopFaults()
 	// The schedule restores what it paused or cut before it returns: the
 	// next cell and the cleanup must find every node answering.
 	var events []faults.Event
-	if scheduled.Load() {
-		events = <-faultEvents
+	if schedule != nil {
+		events = schedule.Wait()
 	}
 	base := results.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
 	if err != nil {
