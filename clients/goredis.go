@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -98,7 +99,8 @@ func buildGoRedis(access topologies.Access, poolSize int, dial func(ctx context.
 			Addrs: addrs, Username: ep.Username, Password: ep.Password, TLSConfig: ep.TLS,
 			PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
 			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
-			Dialer: dial,
+			MaintNotificationsConfig: noMaintNotifications(),
+			Dialer:                   dial,
 		})
 		cluster.OnNewNode(func(node *redis.Client) { node.AddHook(reloadOnFailure{cluster}) })
 		return cluster
@@ -108,8 +110,22 @@ func buildGoRedis(access topologies.Access, poolSize int, dial func(ctx context.
 		PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
 		MaxRetries:            -1, // errors are counted, not hidden
 		ContextTimeoutEnabled: true, DisableIdentity: true,
-		Dialer: dial,
+		MaintNotificationsConfig: noMaintNotifications(),
+		Dialer:                   dial,
 	})
+}
+
+// noMaintNotifications turns off go-redis' maintenance notifications
+// (Redis Enterprise's MOVING / MIGRATING pushes), as go-redis' own
+// FailoverClient does. In their default mode, auto, every new connection
+// sends CLIENT MAINT_NOTIFICATIONS, a command of lockbench's count that
+// the Redis under test never asked for, and when a server refuses it (any
+// Redis before 8) go-redis 9.23 turns the mode off by writing to options
+// that a client's dedicated connections (Client.Conn) share without a
+// common lock: a data race the race detector found in
+// TestGoRedisDedicatedPool.
+func noMaintNotifications() *maintnotifications.Config {
+	return &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 }
 
 // reloadOnFailure has a cluster client read the cluster's slots again
