@@ -342,10 +342,36 @@ func (n *node) signal(sig syscall.Signal) error {
 	switch sig {
 	case syscall.SIGSTOP:
 		n.paused = true
+		return waitStopped(n.proc.cmd.Process.Pid, true)
 	case syscall.SIGCONT:
 		n.paused = false
+		return waitStopped(n.proc.cmd.Process.Pid, false)
 	}
 	return nil
+}
+
+// signalSettles bounds how long waitStopped waits for a signal to take
+// effect.
+const signalSettles = time.Second
+
+// waitStopped waits until process pid is stopped (stopped false: runs
+// again), as its state says: a signal is delivered when the process is
+// next scheduled, and until then a "paused" node may still answer the
+// commands sent right after the pause (seen on a loaded machine: still
+// running when the schedule said a pause at 0 was in place). Where the
+// state cannot be read it does not wait.
+func waitStopped(pid int, stopped bool) error {
+	deadline := time.Now().Add(signalSettles)
+	for {
+		state := procState(pid)
+		if state == 0 || (state == 'T') == stopped {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pid %d in state %c %v after the signal", pid, state, signalSettles)
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
 }
 
 // kill ends the process at once and waits for it; the directory is kept.

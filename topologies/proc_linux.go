@@ -35,3 +35,17 @@ func cmdline(pid int) string {
 	}
 	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
 }
+
+// procState is the state letter of process pid (R running, S sleeping, T
+// stopped, ...), from /proc; 0 when it cannot be read.
+func procState(pid int) byte {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 || len(stat) < i+3 {
+		return 0
+	}
+	return stat[i+2]
+}

@@ -32,3 +32,13 @@ func cmdline(pid int) string {
 	}
 	return strings.TrimSpace(cmd)
 }
+
+// procState is the state letter of process pid as ps shows it (R, S, T
+// stopped, ...); 0 when it cannot be had.
+func procState(pid int) byte {
+	out, err := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(pid)).Output()
+	if s := strings.TrimSpace(string(out)); err == nil && s != "" {
+		return s[0]
+	}
+	return 0
+}
