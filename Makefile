@@ -56,7 +56,7 @@ test: redis chromium clockshim
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@./scripts/check-leftovers.sh
 
-# Runs every scenario against its variants (about two minutes) and writes
+# Runs every scenario against its variants (about four minutes here) and writes
 # docs/findings.md from that run.
 findings: build redis
 	./$(BIN) findings --out docs/findings.md
