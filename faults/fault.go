@@ -31,6 +31,7 @@ const (
 	// sides (sides=); the nodes themselves are not touched.
 	Latency   Kind = "latency"   // every byte on the links delayed by Latency ± Jitter, for For
 	Partition Kind = "partition" // no traffic on the links for For (connections stay open, silent)
+	Reset     Kind = "reset"     // the links' connections reset (TCP RST) when they next carry data, for For; with Fraction, that fraction of them
 
 	// Client faults: they act on the clients, not on any server.
 	HolderPause Kind = "holder-pause" // the next holder freezes for For, its renewals too (a stop-the-world pause)
@@ -40,7 +41,7 @@ const (
 )
 
 // Kinds lists the fault kinds Parse accepts.
-var Kinds = []Kind{Pause, Kill, Restart, Failover, Clock, Latency, Partition, HolderPause, HolderCrash, StepDelay, StepCrash}
+var Kinds = []Kind{Pause, Kill, Restart, Failover, Clock, Latency, Partition, Reset, HolderPause, HolderCrash, StepDelay, StepCrash}
 
 // OnNode reports whether the kind acts on a node (and so needs a topology
 // lockbench started).
@@ -49,7 +50,7 @@ func (k Kind) OnNode() bool {
 }
 
 // OnNetwork reports whether the kind acts on the network to a node.
-func (k Kind) OnNetwork() bool { return k == Latency || k == Partition }
+func (k Kind) OnNetwork() bool { return k == Latency || k == Partition || k == Reset }
 
 // NamesNode reports whether the kind needs node= (a network fault may
 // name sides= instead).
@@ -78,7 +79,8 @@ type Fault struct {
 	// Step names the variant step of step-delay and step-crash
 	// (after-setnx, between-get-and-del, ...).
 	Step string `json:"step,omitempty"`
-	// Fraction of the times a step is reached that it acts. Default 1.
+	// Fraction of the times a step is reached that it acts; of a reset,
+	// the fraction of the links' connections it resets. Default 1.
 	Fraction float64 `json:"fraction,omitempty"`
 	// Count bounds how many times a step fault acts. Default: no bound.
 	Count int `json:"count,omitempty"`
@@ -94,15 +96,16 @@ type Fault struct {
 const MaxJump = 100 * 365 * 24 * time.Hour
 
 const examples = "examples: 'at=5s pause node=master for=3s', 'at=2s kill node=node-1', 'at=2s restart node=node-2 delay=1s', " +
-	"'at=3s failover node=replica-1', 'at=1s clock node=node-3 jump=+30s', 'at=1s latency node=master latency=20ms jitter=5ms for=2s', 'at=1s partition node=node-1 for=1s', " +
+	"'at=3s failover node=replica-1', 'at=1s clock node=node-3 jump=+30s', 'at=1s latency node=master latency=20ms jitter=5ms for=2s', 'at=1s partition node=node-1 for=1s', 'at=1s reset node=master fraction=0.3 for=1s', " +
 	"'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s', 'at=1s holder-pause for=2s', 'at=1s holder-crash', " +
 	"'at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5', 'at=0s step-crash step=after-setnx count=1'"
 
 // Parse reads a fault spec: its kind as a bare word and key=value fields
 // in any order: at= (required), node= (node faults; network faults take
-// node= or sides=), for= (pause, holder-pause, latency, partition), delay=
-// (restart, step-delay), jump= (clock: a signed duration, +30s or -10s),
-// latency= and jitter= (latency), step=, fraction= and count= (step faults).
+// node= or sides=), for= (pause, holder-pause and the network faults),
+// delay= (restart, step-delay), jump= (clock: a signed duration, +30s or
+// -10s), latency= and jitter= (latency), step= and count= (step faults),
+// fraction= (step faults, reset).
 func Parse(spec string) (Fault, error) {
 	bad := func(format string, args ...any) (Fault, error) {
 		return Fault{}, fmt.Errorf("%w %q: %s (%s)", ErrBadFault, spec, fmt.Sprintf(format, args...), examples)
@@ -187,7 +190,7 @@ func Parse(spec string) (Fault, error) {
 	case !seen["at"]:
 		return bad("no at=")
 	case f.Sides != "" && !f.Kind.OnNetwork():
-		return bad("sides= goes with latency and partition")
+		return bad("sides= goes with the network faults: latency, partition, reset")
 	case f.Sides != "" && f.Node != "":
 		return bad("give node= or sides=, not both")
 	case f.Kind.NamesNode() && f.Node == "" && f.Sides == "":
@@ -195,7 +198,7 @@ func Parse(spec string) (Fault, error) {
 	case !f.Kind.NamesNode() && f.Node != "":
 		return bad("node= goes with node and network faults, not %s", f.Kind)
 	case seen["for"] && f.Kind != Pause && f.Kind != HolderPause && !f.Kind.OnNetwork():
-		return bad("for= goes with pause, holder-pause, latency and partition")
+		return bad("for= goes with pause, holder-pause, latency, partition and reset")
 	case f.Kind == Clock && f.Jump == 0:
 		return bad("clock needs jump=")
 	case seen["jump"] && f.Kind != Clock:
@@ -212,10 +215,12 @@ func Parse(spec string) (Fault, error) {
 		return bad("step= goes with step-delay and step-crash, and they need it")
 	case f.Kind == StepDelay && f.Delay == 0:
 		return bad("step-delay needs delay=")
-	case (seen["fraction"] || seen["count"]) && f.Step == "":
-		return bad("fraction= and count= go with step faults")
+	case seen["count"] && f.Step == "":
+		return bad("count= goes with step faults")
+	case seen["fraction"] && f.Step == "" && f.Kind != Reset:
+		return bad("fraction= goes with step faults and reset")
 	}
-	if f.Step != "" && f.Fraction == 0 {
+	if (f.Step != "" || f.Kind == Reset) && f.Fraction == 0 {
 		f.Fraction = 1
 	}
 	return f, nil
@@ -240,6 +245,9 @@ func (f Fault) String() string {
 	}
 	if f.Step != "" {
 		s += fmt.Sprintf(" step=%s fraction=%v", f.Step, f.Fraction)
+	}
+	if f.Step == "" && f.Fraction > 0 && f.Fraction < 1 {
+		s += fmt.Sprintf(" fraction=%v", f.Fraction)
 	}
 	if f.Count > 0 {
 		s += fmt.Sprintf(" count=%d", f.Count)

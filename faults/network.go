@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -99,19 +100,32 @@ var streams = []string{"upstream", "downstream"}
 // Latency delays every byte on the fault's links by its latency ± jitter,
 // both ways.
 func (n *Network) Latency(f Fault) error {
-	return n.start(f, fmt.Sprintf(`"type":"latency","attributes":{"latency":%d,"jitter":%d}`, f.Latency.Milliseconds(), f.Jitter.Milliseconds()))
+	return n.start(f, fmt.Sprintf(`"type":"latency","attributes":{"latency":%d,"jitter":%d}`, f.Latency.Milliseconds(), f.Jitter.Milliseconds()), streams)
 }
 
 // Partition stops all traffic on the fault's links, both ways, without
 // closing connections: each side sees the other vanish. New connections
 // open, and stay silent.
 func (n *Network) Partition(f Fault) error {
-	return n.start(f, `"type":"timeout","attributes":{"timeout":0}`)
+	return n.start(f, `"type":"timeout","attributes":{"timeout":0}`, streams)
 }
 
-// start resolves the fault's sides and puts its toxics, one per stream
-// (body gives the type and attributes), on its links.
-func (n *Network) start(f Fault, body string) error {
+// Reset resets the connections on the fault's links (TCP RST, the
+// pending data dropped) when they next carry data, both ways, until the
+// heal; new connections too. With a fraction below 1, each connection is
+// reset with that probability (toxiproxy's toxicity), the others pass:
+// what a lossy path, a flapping middlebox or a restarted proxy does to a
+// client's connections without touching the node. The reset acts on the
+// stream from the dialing end (a client, a replica, a sentinel) alone,
+// which every connection carries first: a toxic on both streams would
+// pass a connection only when neither drew it, (1 - fraction)² of them.
+func (n *Network) Reset(f Fault) error {
+	return n.start(f, fmt.Sprintf(`"type":"reset_peer","toxicity":%v,"attributes":{"timeout":0}`, cmp.Or(f.Fraction, 1)), streams[:1])
+}
+
+// start resolves the fault's sides and puts its toxics, one per stream of
+// on (body gives the type and attributes), on its links.
+func (n *Network) start(f Fault, body string, on []string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var nodes []topologies.Node
@@ -127,7 +141,7 @@ func (n *Network) start(f Fault, body string) error {
 		return fmt.Errorf("%w %q: the same fault is in force already", ErrBadFault, f)
 	}
 	a := active{cut: c}
-	for _, stream := range streams {
+	for _, stream := range on {
 		a.toxics = append(a.toxics, fmt.Sprintf(`{"name":%q,"stream":%q,%s}`, toxicName(id, stream), stream, body))
 	}
 	n.faults[id] = a

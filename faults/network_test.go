@@ -180,3 +180,51 @@ func TestClientGroupLinks(t *testing.T) {
 		t.Errorf("a partition from an unknown group: %v", err)
 	}
 }
+
+// A reset drops the connections on its links (TCP RST) when they next
+// carry data, new ones too, and only those: the other group's clients
+// still reach the node. With fraction= some connections pass and some do
+// not; after the heal every one passes.
+func TestResetDropsConnections(t *testing.T) {
+	l, n := startLinked(t, "local", "clients-a", "clients-b")
+	master := nodeAddr(t, l, "master")
+	reset := mustParse(t, "at=0s reset sides=master|clients-b")
+	if err := n.Reset(reset); err != nil {
+		t.Fatal(err)
+	}
+	if !pingAs(t, n, "clients-a", master, 2*time.Second) {
+		t.Error("clients-a lost the master")
+	}
+	began := time.Now()
+	if pingAs(t, n, "clients-b", master, 2*time.Second) {
+		t.Error("clients-b reached the master through the reset")
+	}
+	if took := time.Since(began); took > time.Second {
+		t.Errorf("the reset took %v to fail the PING; want at once (a reset, not a silent cut)", took)
+	}
+	if err := n.Heal(reset); err != nil {
+		t.Fatal(err)
+	}
+	if !pingAs(t, n, "clients-b", master, 2*time.Second) {
+		t.Error("clients-b did not reach the master after the heal")
+	}
+
+	some := mustParse(t, "at=0s reset node=master fraction=0.5")
+	if err := n.Reset(some); err != nil {
+		t.Fatal(err)
+	}
+	passed := 0
+	const tries = 40
+	for range tries {
+		if pingAs(t, n, "clients-a", master, 2*time.Second) {
+			passed++
+		}
+	}
+	if passed == 0 || passed == tries {
+		t.Errorf("with fraction=0.5, %d of %d new connections passed; want some, not all", passed, tries)
+	}
+	t.Logf("fraction=0.5: %d of %d connections passed", passed, tries)
+	if err := n.Heal(some); err != nil {
+		t.Fatal(err)
+	}
+}

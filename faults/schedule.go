@@ -21,7 +21,7 @@ type Event struct {
 	// or a demotion, the node fault it followed (none when none did).
 	Fault string `json:"fault"`
 	// Action is what the schedule did (pause, resume, kill, restart,
-	// failover, latency, partition, heal, or clock with its jump: clock
+	// failover, latency, partition, reset, heal, or clock with its jump: clock
 	// +30s, clock -10s), what became of it (restarted: the node answers
 	// again), or what it saw a node do: promoted (a replica became a
 	// master) or demoted (a master became a replica).
@@ -89,7 +89,7 @@ func (r *Running) Wait() []Event {
 // failover at 0 is asked for then, not awaited (it takes seconds).
 func placesAtOnce(k Kind) bool {
 	switch k {
-	case Pause, Kill, Restart, Clock, Latency, Partition:
+	case Pause, Kill, Restart, Clock, Latency, Partition, Reset:
 		return true
 	}
 	return false
@@ -194,12 +194,15 @@ func Start(ctx context.Context, s Schedule) *Running {
 			case Clock:
 				// The clock stays moved: the next cell gets a fresh topology.
 				record(f, "clock "+SignedDuration(f.Jump), func() error { return ctrl.ClockJump(context.WithoutCancel(ctx), f.Node, f.Jump) })
-			case Latency, Partition:
-				if f.Kind == Latency {
-					record(f, "latency", func() error { return net.Latency(f) })
-				} else {
-					record(f, "partition", func() error { return net.Partition(f) })
+			case Latency, Partition, Reset:
+				act := net.Latency
+				switch f.Kind {
+				case Partition:
+					act = net.Partition
+				case Reset:
+					act = net.Reset
 				}
+				record(f, string(f.Kind), func() error { return act(f) })
 				placed()
 				until := start.Add(f.At + f.For)
 				if f.For == 0 {
@@ -224,7 +227,7 @@ func Start(ctx context.Context, s Schedule) *Running {
 }
 
 // causes are the actions after which a node may change roles.
-var causes = map[string]bool{"pause": true, "kill": true, "restart": true, "failover": true, "partition": true}
+var causes = map[string]bool{"pause": true, "kill": true, "restart": true, "failover": true, "partition": true, "reset": true}
 
 // roleEvent is the event of role change c, seen after the events so far:
 // timed from the last of them that may have caused it (the latest to

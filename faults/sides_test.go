@@ -35,7 +35,7 @@ func TestParseSides(t *testing.T) {
 		"at=1s partition sides=master|master":              "the sides overlap",
 		"at=1s partition sides=master,replicas|replicas":   "the sides overlap",
 		"at=1s partition node=master sides=master|clients": "not both",
-		"at=1s pause sides=master|replicas":                "sides= goes with latency and partition",
+		"at=1s pause sides=master|replicas":                "sides= goes with the network faults",
 		"at=1s partition":                                  "no node=",
 	} {
 		_, err := Parse(spec)

@@ -59,7 +59,7 @@ func (p Plan) checkLinks() error {
 	// through its proxies; the nodes' names are checked once it knows them.
 	for _, f := range network {
 		if f.Kind != faults.Latency || f.Sides != "" {
-			return fmt.Errorf("%w %q: partitions, and faults between sides, run on a topology lockbench starts (local, local:replicated, "+
+			return fmt.Errorf("%w %q: partitions, resets, and faults between sides, run on a topology lockbench starts (local, local:replicated, "+
 				"local:sentinel, local:cluster, local:redlock), whose nodes announce the proxies on their links; %s is not one "+
 				"(there, only latency node=... between lockbench's clients and a node)", faults.ErrBadFault, f, topologyName(p.Topology))
 		}

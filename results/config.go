@@ -128,6 +128,9 @@ func (f Fault) String() string {
 	if f.Step != "" {
 		s += fmt.Sprintf(" step=%s fraction=%v", f.Step, f.Fraction)
 	}
+	if f.Step == "" && f.Fraction > 0 && f.Fraction < 1 {
+		s += fmt.Sprintf(" fraction=%v", f.Fraction)
+	}
 	if f.Count > 0 {
 		s += fmt.Sprintf(" count=%d", f.Count)
 	}

@@ -179,3 +179,39 @@ func TestNetworkFaultsOnCluster(t *testing.T) {
 			c.AcquireLatencyUS.P50, c.AcquireLatencyUS.Max, c.Violations.Overlaps)
 	}
 }
+
+// A reset drops the clients' connections to the node while it lasts (each
+// is reset as it next carries a command), which the record counts as
+// connection errors by kind; after the heal both client libraries
+// connect again and acquire. An acquire whose SET reached Redis but whose
+// reply the reset dropped failed for its client and left the lock held
+// on the server until its TTL (with lockbench's default 10 s TTL, every
+// lock of this cell stayed taken to its end in most runs): the TTL here
+// is short, so that the locks come back within the cell.
+func TestResetFault(t *testing.T) {
+	for _, lib := range []string{"rueidis", "go-redis"} {
+		t.Run(lib, func(t *testing.T) {
+			rec, err := runner.Run(context.Background(), plan.Plan{
+				Variants: []string{"lua-release"}, Clients: []int{4}, Client: lib, TTL: 300 * time.Millisecond,
+				Faults:   []faults.Fault{mustFault(t, "at=500ms reset node=master for=500ms")},
+				Workload: workloads.Spec{Keys: 4, Hold: dist(t, "1ms"), Duration: 2500 * time.Millisecond},
+			}, runner.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := rec.Cells[0]
+			if a := actions(t, c); a["reset"] != 1 || a["heal"] != 1 {
+				t.Errorf("fault events %+v", c.Faults)
+			}
+			dropped := c.ErrorsByKind[workloads.ErrorKindReset].Count + c.ErrorsByKind[workloads.ErrorKindEOF].Count
+			if dropped == 0 {
+				t.Errorf("no connection reset or EOF among the errors %+v", c.ErrorsByKind)
+			}
+			if len(c.Series) < 3 || c.Series[2].Acquisitions == 0 {
+				t.Fatalf("no acquisition a second after the heal: %+v", c.Series)
+			}
+			t.Logf("%d acquisitions, %d errors %+v, per second %d/%d/%d, longest unavailable %.0f ms", c.Acquisitions, c.Errors,
+				c.ErrorsByKind, c.Series[0].Acquisitions, c.Series[1].Acquisitions, c.Series[2].Acquisitions, c.Violations.LongestUnavailableMS)
+		})
+	}
+}

@@ -118,7 +118,8 @@ func TestConfigFaultsReadAsFaults(t *testing.T) {
 		"at=1s latency node=master latency=20ms jitter=5ms for=2s", "at=1s holder-crash", "at=1s holder-pause for=2s",
 		"at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5", "at=0s step-crash step=after-setnx count=1",
 		"at=1s clock node=node-3 jump=+30s", "at=1s clock node=master jump=-10s",
-		"at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s"}
+		"at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s",
+		"at=1s reset node=master fraction=0.3 for=1s", "at=1s reset sides=master|replicas"}
 	var p plan.Plan
 	for _, spec := range specs {
 		f, err := faults.Parse(spec)

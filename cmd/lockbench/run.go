@@ -196,7 +196,7 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.clockSkew, "clock-skew", plan.DefaultClockSkew, "per-client clock `OFFSET`: a fixed +200ms, or uniform:-500ms..500ms")
 	fs.StringArrayVar(&o.faults, "fault", nil, "a `FAULT` beside each cell's measured phase, on a topology lockbench starts: "+
 		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1', 'clock node=node-3 jump=+30s', "+
-		"'partition sides=master,clients-a|replicas,sentinels,clients-b for=5s' (repeatable; see lockbench scenarios)")
+		"'partition sides=master,clients-a|replicas,sentinels,clients-b for=5s', 'reset node=master fraction=0.3 for=1s' (repeatable; see lockbench scenarios)")
 	fs.StringSliceVar(&o.clientGroups, "client-groups", nil, "split the clients evenly into named `GROUPS`, each on connections of its own: a,b makes clients-a and clients-b, "+
 		"which network faults' sides name: --fault 'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s'")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
