@@ -21,8 +21,8 @@ type Event struct {
 	// or a demotion, the node fault it followed (none when none did).
 	Fault string `json:"fault"`
 	// Action is what the schedule did (pause, resume, kill, restart,
-	// failover, latency, partition, reset, heal, or clock with its jump: clock
-	// +30s, clock -10s), what became of it (restarted: the node answers
+	// failover, latency, partition, reset, heal, or clock with its jump:
+	// clock +30s, clock -10s), what became of it (restarted: the node answers
 	// again), or what it saw a node do: promoted (a replica became a
 	// master) or demoted (a master became a replica).
 	Action string `json:"action"`
@@ -98,7 +98,7 @@ func placesAtOnce(k Kind) bool {
 // Start injects the node faults of s through s.Ctrl and the network faults
 // through s.Net, each at s.Start + At, until ctx ends (client faults are
 // the workload's). A fault at 0 that takes a node, a link or a clock away
-// (pause, kill, the kill of a restart, latency, partition, clock) has
+// (pause, kill, the kill of a restart, latency, partition, reset, clock) has
 // acted when Start returns, so that a load begun then never meets the
 // node as it was (a Redlock holder's majority cannot include a node
 // killed at 0). A paused node, a slowed or cut network, is restored when

@@ -348,9 +348,8 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	stats := openMeter(ctx, topo.Access(), topo.Nodes(), p.Client, slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.NamesNode() }))
 	defer stats.close()
 	// The fault schedule starts with the measured phase and ends with the
-	// cell.
-	// A fault at 0 that takes a node or a link away has acted before the
-	// measured phase's clients begin (faults.Start).
+	// cell; a fault at 0 that takes a node or a link away has acted before
+	// the measured phase's clients begin (faults.Start).
 	faultCtx, stopFaults := context.WithCancel(ctx)
 	var (
 		schedule  *faults.Running // set when the measured phase began
