@@ -1,16 +1,14 @@
 package faults_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -122,23 +120,6 @@ func TestScheduleClusterPause(t *testing.T) {
 	}
 }
 
-// procState is the state letter of process pid in /proc (R, S, T for
-// stopped, ...), or 0 when there is no such process (it ended and was
-// reaped).
-func procState(t *testing.T, pid int) byte {
-	t.Helper()
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// pid (comm) state ...: the state follows the last ')'.
-	rest := stat[bytes.LastIndexByte(stat, ')')+1:]
-	if len(rest) < 2 {
-		t.Fatalf("/proc/%d/stat: %q", pid, stat)
-	}
-	return rest[1]
-}
-
 // A fault at 0 that takes a node away has acted when Start returns, so
 // that the load begun then never meets the node as it was: a restart's
 // kill and a pause at 0 are in place, a kill at 300 ms is not yet. (Run
@@ -162,7 +143,7 @@ func TestStartPlacesFaultsAtZero(t *testing.T) {
 	// At once, before any goroutine of the schedule could still act.
 	state := map[string]byte{}
 	for name, p := range pid {
-		state[name] = procState(t, p)
+		state[name] = topologies.ProcessState(p)
 	}
 	if state["node-1"] != 0 || state["node-2"] != 'T' || state["node-3"] == 0 || state["node-3"] == 'T' {
 		t.Errorf("when Start returned, the nodes' process states were %q; want node-1 gone, node-2 stopped (T), node-3 running", state)
@@ -175,8 +156,8 @@ func TestStartPlacesFaultsAtZero(t *testing.T) {
 	}
 	stampedAt(t, find(t, events, "kill", "node-3"), 300*time.Millisecond)
 	for _, n := range []string{"node-1", "node-2"} {
-		if p := topo.PID(n); procState(t, p) == 0 || procState(t, p) == 'T' {
-			t.Errorf("after the schedule %s (pid %d) is in state %q; want it running", n, p, procState(t, p))
+		if state := topologies.ProcessState(topo.PID(n)); state == 0 || state == 'T' {
+			t.Errorf("after the schedule %s is in state %q; want it running", n, state)
 		}
 	}
 }

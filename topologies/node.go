@@ -363,7 +363,7 @@ const signalSettles = time.Second
 func waitStopped(pid int, stopped bool) error {
 	deadline := time.Now().Add(signalSettles)
 	for {
-		state := procState(pid)
+		state := ProcessState(pid)
 		if state == 0 || (state == 'T') == stopped {
 			return nil
 		}

@@ -36,9 +36,9 @@ func cmdline(pid int) string {
 	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
 }
 
-// procState is the state letter of process pid (R running, S sleeping, T
+// ProcessState is the state letter of process pid (R running, S sleeping, T
 // stopped, ...), from /proc; 0 when it cannot be read.
-func procState(pid int) byte {
+func ProcessState(pid int) byte {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0

@@ -33,9 +33,9 @@ func cmdline(pid int) string {
 	return strings.TrimSpace(cmd)
 }
 
-// procState is the state letter of process pid as ps shows it (R, S, T
+// ProcessState is the state letter of process pid as ps shows it (R, S, T
 // stopped, ...); 0 when it cannot be had.
-func procState(pid int) byte {
+func ProcessState(pid int) byte {
 	out, err := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(pid)).Output()
 	if s := strings.TrimSpace(string(out)); err == nil && s != "" {
 		return s[0]
