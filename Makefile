@@ -21,7 +21,7 @@ REGRESS_OUT      ?= results/runs/regress.json
 REGRESS_ARGS     ?=
 REGRESS_FAIL_ON  ?= --fail-on 'throughput:-20%' --fail-on 'acquire.p99:+50%' --fail-on 'overlaps:>0' --fail-on 'lost_updates:>0'
 
-.PHONY: all build clockshim run test bench lint redis chromium clean findings regress baseline fuzz soak
+.PHONY: all build clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak
 
 all: build
 
@@ -55,6 +55,12 @@ soak: build redis
 test: redis chromium clockshim
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@./scripts/check-leftovers.sh
+
+# The quick tier for the inner loop: every test but those that fault the
+# servers they start (pauses, kills, failovers, partitions, clock jumps,
+# processes signalled), which skip under -short; no race detector.
+test-short: redis chromium clockshim
+	$(GO) test -short -count=1 ./...
 
 # Runs every scenario against its variants (about four minutes here) and writes
 # docs/findings.md from that run.

@@ -39,6 +39,7 @@ func onTheNewMaster(t *testing.T, topo topologies.Topology, name, key, value str
 // follow MOVED by themselves: rueidis learns the new slots after a random
 // delay of up to a second, go-redis on its next reload.)
 func TestDedicatedFollowsClusterFailover(t *testing.T) {
+	topotest.Faulted(t)
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
 			topo := topotest.Start(t, "local:cluster?masters=3&replicas=1")
@@ -82,6 +83,7 @@ func TestDedicatedFollowsClusterFailover(t *testing.T) {
 // After a Sentinel failover a dedicated connection taken afresh goes to
 // the new master, on both libraries.
 func TestDedicatedFollowsSentinelFailover(t *testing.T) {
+	topotest.Faulted(t)
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
 			topo := topotest.Start(t, "local:sentinel?replicas=1&sentinels=3")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
 // startLinked starts a local topology with a Network on its links; without
@@ -91,6 +92,7 @@ func command(addr string, args ...string) (string, error) {
 // only that: the clients still reach both; after the heal the replica
 // catches up.
 func TestPartitionCutsReplication(t *testing.T) {
+	topotest.Faulted(t)
 	l, n := startLinked(t, "local:replicated?replicas=1", GroupClients)
 	master, replica := nodeAddr(t, l, "master"), nodeAddr(t, l, "replica-1")
 	cut := mustParse(t, "at=0s partition sides=master|replicas")
@@ -141,6 +143,7 @@ func TestPartitionCutsReplication(t *testing.T) {
 // the master leaves the other group's connections alone, new ones too;
 // latency on a group's link slows it alone.
 func TestClientGroupLinks(t *testing.T) {
+	topotest.Faulted(t)
 	l, n := startLinked(t, "local", "clients-a", "clients-b")
 	master := nodeAddr(t, l, "master")
 	if !pingAs(t, n, "clients-a", master, 2*time.Second) || !pingAs(t, n, "clients-b", master, 2*time.Second) {
@@ -186,6 +189,7 @@ func TestClientGroupLinks(t *testing.T) {
 // still reach the node. With fraction= some connections pass and some do
 // not; after the heal every one passes.
 func TestResetDropsConnections(t *testing.T) {
+	topotest.Faulted(t)
 	l, n := startLinked(t, "local", "clients-a", "clients-b")
 	master := nodeAddr(t, l, "master")
 	reset := mustParse(t, "at=0s reset sides=master|clients-b")

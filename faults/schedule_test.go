@@ -73,6 +73,7 @@ func stampedAt(t *testing.T, e faults.Event, at time.Duration) {
 // to be demoted); the promotion the watch sees comes before Promote
 // returns, timed from the failover, and so does the demotion.
 func TestScheduleSentinelFailover(t *testing.T) {
+	topotest.Faulted(t)
 	events, before := runFor(t, "local:sentinel?replicas=1&sentinels=3", 4*time.Second, "at=200ms failover node=replica-1")
 	failover := find(t, events, "failover", "replica-1")
 	stampedAt(t, failover, 200*time.Millisecond)
@@ -90,6 +91,7 @@ func TestScheduleSentinelFailover(t *testing.T) {
 // A killed master: Sentinel decides on its own (down-after 1 s) and
 // promotes the replica; the promotion is recorded, timed from the kill.
 func TestScheduleSentinelKill(t *testing.T) {
+	topotest.Faulted(t)
 	events, _ := runFor(t, "local:sentinel?replicas=1&sentinels=3", 4*time.Second, "at=200ms kill node=master")
 	kill := find(t, events, "kill", "master")
 	stampedAt(t, kill, 200*time.Millisecond)
@@ -104,6 +106,7 @@ func TestScheduleSentinelKill(t *testing.T) {
 // the old master once it runs again; both are recorded, timed from the
 // pause, whose resume comes on schedule.
 func TestScheduleClusterPause(t *testing.T) {
+	topotest.Faulted(t)
 	events, before := runFor(t, "local:cluster?masters=3&replicas=1", 5500*time.Millisecond, "at=200ms pause node=master-1 for=4s")
 	pause, resume := find(t, events, "pause", "master-1"), find(t, events, "resume", "master-1")
 	stampedAt(t, pause, 200*time.Millisecond)
@@ -127,6 +130,7 @@ func TestScheduleClusterPause(t *testing.T) {
 // the nodes before the faults did: a Redlock holder's majority then took
 // in a node "down from the start".) The restart ends on schedule.
 func TestStartPlacesFaultsAtZero(t *testing.T) {
+	topotest.Faulted(t)
 	topo := topotest.Start(t, "local:redlock?nodes=3")
 	pid := map[string]int{}
 	for _, n := range topo.Nodes() {

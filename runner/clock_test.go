@@ -10,6 +10,7 @@ import (
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -22,6 +23,7 @@ import (
 // the clock jumps twice, so one jump falling into a handover (a few
 // percent of the time on a loaded host) does not fail the test.
 func TestClockFault(t *testing.T) {
+	topotest.Faulted(t)
 	rec := runPlan(t, plan.Plan{
 		Variants: []string{"lua-release"}, Clients: []int{8},
 		Retry: variants.RetryPolicy{Kind: variants.RetryFixed, Min: time.Millisecond, Max: time.Millisecond},
@@ -88,6 +90,7 @@ func TestClockFaultRefused(t *testing.T) {
 // the other client takes node-3, node-4 and node-5. Without the jump the
 // other client never reaches a majority while the holder holds.
 func TestRedlockClockJump(t *testing.T) {
+	topotest.Faulted(t)
 	s, err := plan.LookupScenario("redlock-clock-jump")
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +132,7 @@ func TestRedlockClockJump(t *testing.T) {
 // client holding a lock of its own when the clock jumps, every holder's
 // release finds its lease gone.
 func TestServerClockJumpExpiresEveryLock(t *testing.T) {
+	topotest.Faulted(t)
 	const clients = 4
 	rec := runPlan(t, plan.Plan{
 		Variants: []string{"lua-release"}, Clients: []int{clients},

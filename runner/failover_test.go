@@ -16,6 +16,7 @@ import (
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -136,6 +137,7 @@ func newMasterRanMost(t *testing.T, tl *timeline) (time.Time, float64, string) {
 // count as many SETs as the clients sent (lua-release sends one per try)
 // within the commands in flight and 1 %.
 func TestSentinelFailoverFollowed(t *testing.T) {
+	topotest.Faulted(t)
 	const at = 1500 * time.Millisecond
 	for _, tc := range []struct{ fault, action, node, lib string }{
 		{"at=1500ms failover node=replica-1", "failover", "replica-1", "rueidis"},
@@ -184,6 +186,7 @@ func TestSentinelFailoverFollowed(t *testing.T) {
 // killed master's slots. The server figures stay in the record, the
 // killed master's counted up to the kill, and the note says so.
 func TestClusterFailoverFollowed(t *testing.T) {
+	topotest.Faulted(t)
 	const at = time.Second
 	runID := onFirstMaster(t)
 	for _, tc := range []struct{ variant, lib, fault string }{
@@ -227,6 +230,7 @@ func TestClusterFailoverFollowed(t *testing.T) {
 // stayed with the old master, still a master for seconds, which then ran
 // most of them instead (measured with rueidis: 35 % on the new master).
 func TestDedicatedConnectionsFollowSentinelFailover(t *testing.T) {
+	topotest.Faulted(t)
 	const at = 1500 * time.Millisecond
 	for _, tc := range []struct {
 		variant string
@@ -308,6 +312,7 @@ func keySlot(key string) int {
 // addresses, which CLUSTER NODES reports: the server figures still name
 // each node once, by its name, not again by the address it announces.
 func TestServerNodesNamedBehindProxies(t *testing.T) {
+	topotest.Faulted(t)
 	rec, err := runner.Run(context.Background(), plan.Plan{
 		Variants: []string{"lua-release"}, Clients: []int{4}, TTL: time.Second,
 		Topology: topologies.Spec{Name: "local:cluster?masters=3&replicas=1"},

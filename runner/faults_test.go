@@ -10,6 +10,7 @@ import (
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -26,6 +27,7 @@ func mustFault(t *testing.T, spec string) faults.Fault {
 // A pause of the master stalls the run for its length and is recorded with
 // its time; the next cell gets a fresh topology.
 func TestPauseFault(t *testing.T) {
+	topotest.Faulted(t)
 	rec := runPlan(t, plan.Plan{
 		Variants: []string{"lua-release", "watchdog"}, Clients: []int{4},
 		Faults:   []faults.Fault{mustFault(t, "at=500ms pause node=master for=400ms")},
@@ -59,6 +61,7 @@ func TestPauseFault(t *testing.T) {
 // everyone until it expires — seen in CI with the 10 s default TTL — so
 // the test runs a 300 ms TTL, and clients back off like redsync's.
 func TestKillFaultsOnRedlock(t *testing.T) {
+	topotest.Faulted(t)
 	rec, err := runner.Run(context.Background(), plan.Plan{
 		Variants: []string{"redlock"}, Clients: []int{8},
 		Topology: topologies.Spec{Name: "local:redlock?nodes=5"},
@@ -105,6 +108,7 @@ func TestFaultsRefused(t *testing.T) {
 // records the event and what it measured; the overlaps depend on timing,
 // so only the record's completeness is asserted.
 func TestFailoverFault(t *testing.T) {
+	topotest.Faulted(t)
 	rec, err := runner.Run(context.Background(), plan.Plan{
 		Variants: []string{"lua-release"}, Clients: []int{4},
 		Topology: topologies.Spec{Name: "local:replicated?replicas=1"},
@@ -128,6 +132,7 @@ func TestFailoverFault(t *testing.T) {
 // 2 of 5 Redlock masters leaves a majority, a latency fault slows every
 // command of its node, and both are undone at their end.
 func TestNetworkFaults(t *testing.T) {
+	topotest.Faulted(t)
 	rec, err := runner.Run(context.Background(), plan.Plan{
 		Variants: []string{"redlock"}, Clients: []int{4},
 		Topology: topologies.Spec{Name: "local:redlock?nodes=5"},
@@ -160,6 +165,7 @@ func TestNetworkFaults(t *testing.T) {
 // too: latency between the clients and every master slows every
 // acquisition, and is undone at its end.
 func TestNetworkFaultsOnCluster(t *testing.T) {
+	topotest.Faulted(t)
 	rec, err := runner.Run(context.Background(), plan.Plan{
 		Variants: []string{"lua-release"}, Clients: []int{2},
 		Topology: topologies.Spec{Name: "local:cluster?masters=3"},
@@ -189,6 +195,7 @@ func TestNetworkFaultsOnCluster(t *testing.T) {
 // lock of this cell stayed taken to its end in most runs): the TTL here
 // is short, so that the locks come back within the cell.
 func TestResetFault(t *testing.T) {
+	topotest.Faulted(t)
 	for _, lib := range []string{"rueidis", "go-redis"} {
 		t.Run(lib, func(t *testing.T) {
 			rec, err := runner.Run(context.Background(), plan.Plan{

@@ -9,6 +9,7 @@ import (
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -17,6 +18,7 @@ import (
 // arrival it held up, latency from the actual start hides it
 // (coordinated omission).
 func TestOpenLoopCorrectsCoordinatedOmission(t *testing.T) {
+	topotest.Faulted(t)
 	// The fault schedule stalls the server 700 ms into the measured phase,
 	// however late the cell starts on a loaded machine.
 	stall, err := faults.Parse("at=700ms pause node=master for=200ms")

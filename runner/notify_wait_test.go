@@ -11,6 +11,7 @@ import (
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -60,6 +61,7 @@ func TestNotifyWakesWaitersUnderContention(t *testing.T) {
 // on one node throughout. Losing a lock in a failover needs clients that
 // follow the promoted replica (local:sentinel): see the README.
 func TestWaitReplicasUnderFailover(t *testing.T) {
+	topotest.Faulted(t)
 	failover := func(t *testing.T, lib string, strict bool) results.Cell {
 		rec, err := runner.Run(context.Background(), plan.Plan{
 			Variants: []string{"wait-replicas"}, Clients: []int{4}, Client: lib, WaitStrict: strict,

@@ -9,6 +9,7 @@ import (
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 )
 
@@ -64,6 +65,7 @@ func actions(t *testing.T, c results.Cell) map[string]int {
 // missing on the promoted replica, and a second holder gets it there: on
 // both client libraries.
 func TestSentinelFailoverAfterCut(t *testing.T) {
+	topotest.Faulted(t)
 	for _, library := range []string{"rueidis", "go-redis"} {
 		t.Run(library, func(t *testing.T) {
 			c, tl := runWatched(t, scenarioPlan(t, "sentinel-failover", plan.Overrides{Variants: []string{"lua-release"}, Client: library}), runner.Options{})
@@ -88,6 +90,7 @@ func TestSentinelFailoverAfterCut(t *testing.T) {
 // overlap at all is none among acknowledged holds. Without --wait-strict
 // it keeps the unacknowledged ones, and overlaps as lua-release does.
 func TestWaitStrictSurvivesCutFailover(t *testing.T) {
+	topotest.Faulted(t)
 	c := runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"wait-replicas"}, WaitStrict: true})
 	if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
 		t.Errorf("fault events %+v", c.Faults)
@@ -172,6 +175,7 @@ func (w *watchFailover) watch(topo topologies.Topology) {
 // lock: overlaps, and lost updates. After the heal the sentinels demote
 // the old master, whose writes its new master's data replaces.
 func TestSplitBrain(t *testing.T) {
+	topotest.Faulted(t)
 	p := scenarioPlan(t, "split-brain", plan.Overrides{Variants: []string{"lua-release"}})
 	var (
 		w     watchFailover
@@ -226,6 +230,7 @@ func TestSplitBrain(t *testing.T) {
 // taken on master-1 since the cut are missing there, and a second holder
 // gets them while the first still holds, on both client libraries.
 func TestClusterFailoverAfterCut(t *testing.T) {
+	topotest.Faulted(t)
 	for _, library := range []string{"rueidis", "go-redis"} {
 		t.Run(library, func(t *testing.T) {
 			c, tl := runWatched(t, scenarioPlan(t, "cluster-failover", plan.Overrides{Client: library}), runner.Options{})

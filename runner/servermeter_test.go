@@ -105,6 +105,7 @@ func TestMeterNoFigures(t *testing.T) {
 // up to the snapshot taken just before the restart (BeforeNode): every
 // SET the client sent is counted, once.
 func TestMeterRestartedNode(t *testing.T) {
+	topotest.Faulted(t)
 	topo := topotest.Local(t)
 	ctrl, err := topologies.ControllerOf(topo)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -68,6 +69,7 @@ func TestEveryTopology(t *testing.T) {
 // Redlock on 5 independent masters keeps mutual exclusion, keeps acquiring
 // with 2 of them paused, and stops acquiring (timeouts) with 3 paused.
 func TestRedlockSurvivesMinority(t *testing.T) {
+	topotest.Faulted(t)
 	for _, paused := range []int{0, 2, 3} {
 		t.Run(map[int]string{0: "all up", 2: "2 of 5 paused", 3: "3 of 5 paused"}[paused], func(t *testing.T) {
 			names := []string{"node-1", "node-2", "node-3"}[:paused]

@@ -80,6 +80,7 @@ func TestClockShimLoads(t *testing.T) {
 // clock and keys are untouched; the clock stays moved across a restart,
 // and a jump made while the node is down shows when it is up again.
 func TestClockJump(t *testing.T) {
+	faulted(t)
 	l := startClocked(t, Spec{Name: "local:redlock?nodes=2"})
 	addr, other := addrOf(t, l, "node-1"), addrOf(t, l, "node-2")
 	for _, a := range []string{addr, other} {
@@ -271,6 +272,7 @@ func threadCPU(t *testing.T, l *Local, name, comm string) int {
 // Without that it wakes at once, again and again, for as long as it has
 // freed pages to purge (0.45 s of CPU in these 3 s, measured).
 func TestClockJumpBackDoesNotSpin(t *testing.T) {
+	faulted(t)
 	l := startClocked(t, Spec{Name: "local"})
 	// redis-server starts the thread a moment after it answers (0.13 s
 	// after the start it was not there yet once, under make test).
@@ -308,6 +310,7 @@ func TestClockJumpBackDoesNotSpin(t *testing.T) {
 // Sentinels run under the shim too, and a jump of more than 2 s puts one
 // into TILT mode: Sentinel's own guard against clock steps.
 func TestClockJumpTiltsSentinel(t *testing.T) {
+	faulted(t)
 	l := startClocked(t, Spec{Name: "local:sentinel?replicas=1&sentinels=1"})
 	addr := addrOf(t, l, "sentinel-1")
 	tilt := func() string {

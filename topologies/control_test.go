@@ -49,6 +49,7 @@ func answers(t testing.TB, addr string, d time.Duration) error {
 }
 
 func TestController(t *testing.T) {
+	faulted(t)
 	l := startLocal(t, Spec{Name: "local:redlock?nodes=2"})
 	addr, other := addrOf(t, l, "node-1"), addrOf(t, l, "node-2")
 	pid := l.PID("node-1")
@@ -136,6 +137,7 @@ func TestController(t *testing.T) {
 // TestRestartReplica checks that a restarted replica follows its master
 // again, with the master's data.
 func TestRestartReplica(t *testing.T) {
+	faulted(t)
 	l := startLocal(t, Spec{Name: "local:replicated?replicas=1"})
 	if err := do(t, addrOf(t, l, "master"), "SET", "k", "v").Error(); err != nil {
 		t.Fatalf("SET: %v", err)
@@ -155,6 +157,7 @@ func TestRestartReplica(t *testing.T) {
 // TestCloseWhilePaused checks that Close does not hang on a paused node
 // and ends it.
 func TestCloseWhilePaused(t *testing.T) {
+	faulted(t)
 	l := startLocal(t, Spec{Name: "local:replicated?replicas=1"})
 	for _, name := range []string{"master", "replica-1"} {
 		if err := l.Pause(name); err != nil {

@@ -78,6 +78,7 @@ func waitDiscovered(t *testing.T, access Access, known []Node, what string, chec
 // slots; after a Promote it reports the new roles, and it leaves out a
 // killed node once the cluster sees it failed.
 func TestDiscoverCluster(t *testing.T) {
+	faulted(t)
 	l := startLocal(t, Spec{Name: "local:cluster?masters=3&replicas=1"})
 	nodes := discover(t, l.Access(), l.Nodes())
 	want := []string{"master-1/master", "master-2/master", "master-3/master", "replica-1/replica", "replica-2/replica", "replica-3/replica"}
@@ -159,6 +160,7 @@ func addrsOf(nodes []DataNode) []string {
 // sentinels name and its replicas, skipping a sentinel that does not
 // answer; after a failover, the new master, with the others following it.
 func TestDiscoverSentinel(t *testing.T) {
+	faulted(t)
 	l := startLocal(t, Spec{Name: "local:sentinel?replicas=2&sentinels=3"})
 	master := addrOf(t, l, "master")
 	access := l.Access()

@@ -102,6 +102,7 @@ func waitLinks(t *testing.T, f *forwarders, want ...string) {
 // replica and to sentinel — is on the link of its two ends, also after a
 // failover.
 func TestLinksSentinel(t *testing.T) {
+	faulted(t)
 	proxies := newForwarders(t)
 	l := startLocal(t, Spec{Name: "local:sentinel?replicas=2&sentinels=3", Proxies: proxies})
 	for _, n := range l.Nodes() {

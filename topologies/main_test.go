@@ -72,3 +72,12 @@ func mustAtoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+// faulted marks a test that faults the nodes it starts (topotest.Faulted,
+// which this package's own tests cannot import): go test -short skips it.
+func faulted(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("faults the servers it starts: skipped under -short (make test runs it)")
+	}
+}

@@ -28,6 +28,7 @@ func sessionOf(t *testing.T, pid int) int {
 }
 
 func TestSaveAndStopSaved(t *testing.T) {
+	faulted(t)
 	l := startLocal(t, Spec{Name: "local:replicated?replicas=1", Detached: true})
 	for _, n := range l.Nodes() {
 		if pid := l.PID(n.Name); sessionOf(t, pid) != pid {

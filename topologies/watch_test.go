@@ -48,6 +48,7 @@ func has(changes []RoleChange, node string, from, to Role, after, before time.Ti
 // old master demoted, both before Promote (which waits for both) returns,
 // within a poll.
 func TestWatchRolesSentinelPromote(t *testing.T) {
+	faulted(t)
 	l := startLocal(t, Spec{Name: "local:sentinel?replicas=1&sentinels=3"})
 	stop := watching(l)
 	began := time.Now()
@@ -68,6 +69,7 @@ func TestWatchRolesSentinelPromote(t *testing.T) {
 // (cluster-node-timeout 1 s) and the watch sees it; the dead master,
 // which answers nothing, changes nothing.
 func TestWatchRolesClusterKill(t *testing.T) {
+	faulted(t)
 	l := startLocal(t, Spec{Name: "local:cluster?masters=3&replicas=1"})
 	stop := watching(l)
 	killed := time.Now()

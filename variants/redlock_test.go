@@ -78,6 +78,7 @@ func redlockFor(t *testing.T, conns []variants.Conn, cfg variants.Config) varian
 // Redlock writes the lock to every node, tolerates a minority of dead
 // nodes, and fails without a majority.
 func TestRedlockMajority(t *testing.T) {
+	topotest.Faulted(t)
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
 			topo, conns := redlockNodes(t, lib)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
 // A signal at any phase of a run — while its topology starts, during the
@@ -20,6 +21,7 @@ import (
 // it within a few seconds, leaves no process it spawned behind, and leaves
 // the record either absent or complete and valid, with no temporary file.
 func TestSignalAtAnyPhase(t *testing.T) {
+	topotest.Faulted(t)
 	bin := buildBinary(t)
 	type phase struct {
 		name  string

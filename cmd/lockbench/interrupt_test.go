@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
 // buildBinary builds lockbench once per test into a temp dir.
@@ -31,6 +32,7 @@ func buildBinary(t *testing.T) string {
 // saves what was measured marked as interrupted, and leaves no redis-server
 // behind.
 func TestSignalStopsRun(t *testing.T) {
+	topotest.Faulted(t)
 	bin := buildBinary(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {

@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
 // A run killed with SIGKILL leaves its redis-servers' directories; the
 // next run removes them, and keeps those of a run still going.
 func TestKilledRunsDirsRemoved(t *testing.T) {
+	topotest.Faulted(t)
 	bin := buildBinary(t)
 	tmp := t.TempDir()
 	long := []string{"run", "--topology", "local:replicated?replicas=1", "--variants", "lua-release", "--clients", "2",
@@ -66,6 +68,7 @@ func TestKilledRunsDirsRemoved(t *testing.T) {
 // while the topology started, and no record is written; in the measured
 // phase, what was measured is saved, and where.
 func TestInterruptSaysWhatWasSaved(t *testing.T) {
+	topotest.Faulted(t)
 	bin := buildBinary(t)
 	for _, tc := range []struct {
 		name, after string
@@ -107,6 +110,7 @@ func TestInterruptSaysWhatWasSaved(t *testing.T) {
 // rueidislock's, each a client library of its own, which take seconds) is
 // honoured within a second, and says that nothing was measured yet.
 func TestSignalDuringClientCreation(t *testing.T) {
+	topotest.Faulted(t)
 	bin := buildBinary(t)
 	tmp := t.TempDir()
 	out := filepath.Join(t.TempDir(), "run.json")

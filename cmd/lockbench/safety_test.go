@@ -260,6 +260,7 @@ func monitorArgs(line string) []string {
 // PAUSE (every client of the server waits: the acquisitions in flight
 // stall as long), and a kill is still refused.
 func TestDestructiveFaultsNeedTheFlag(t *testing.T) {
+	topotest.Faulted(t)
 	ep := topotest.Endpoint(t)
 	out := filepath.Join(t.TempDir(), "run.json")
 	run := func(args ...string) (string, string, int) {

@@ -14,6 +14,7 @@ import (
 // counting errors, ends on time, saves its record, says in one line that it
 // failed and why, and exits with status 3.
 func TestRedisDiesMidRun(t *testing.T) {
+	topotest.Faulted(t)
 	l := topotest.Local(t)
 	node := l.Nodes()[0]
 	out := filepath.Join(t.TempDir(), "run.json")

@@ -162,6 +162,7 @@ func TestWitnessedShards(t *testing.T) {
 // A shard killed mid-run leaves the other shards' records valid; the merge
 // from the witness names it missing.
 func TestWitnessedShardDies(t *testing.T) {
+	topotest.Faulted(t)
 	bin := buildBinary(t)
 	target, wit := topotest.Endpoint(t), topotest.Endpoint(t)
 	dir := t.TempDir()

@@ -40,3 +40,14 @@ func Endpoint(tb testing.TB) topologies.Endpoint {
 	tb.Helper()
 	return Local(tb).Access().Endpoints[0]
 }
+
+// Faulted marks a test that faults the servers it starts: pauses, kills,
+// restarts, failovers, partitions and other network faults, clock jumps,
+// or processes killed and signalled. The quick tier, go test -short
+// (make test-short), skips such tests; every other test runs in it.
+func Faulted(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("faults the servers it starts: skipped under -short (make test runs it)")
+	}
+}
