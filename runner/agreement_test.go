@@ -38,12 +38,14 @@ func TestHistoryVerdictAgreesWithOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every deterministic scenario (about two minutes)")
 	}
+	t.Parallel() // each scenario on a topology of its own, beside the other parallel tests
 	for _, s := range plan.Scenarios {
 		if why, out := agreementLeftOut[s.Name]; out {
 			t.Logf("%s left out: %s", s.Name, why)
 			continue
 		}
 		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
 			var ov plan.Overrides
 			if d, ok := agreementDurations[s.Name]; ok {
 				ov.Duration = &d

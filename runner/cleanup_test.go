@@ -36,6 +36,7 @@ func keysOn(t *testing.T, topo topologies.Topology, library, prefix string) map[
 // On a cluster the run's keys go from every master, found by asking the
 // cluster, and no other key goes.
 func TestCleanupCluster(t *testing.T) {
+	t.Parallel() // counted, not timed: on a server of its own beside the other parallel tests
 	topo := topotest.Start(t, "local:cluster?masters=3")
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {

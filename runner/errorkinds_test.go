@@ -55,6 +55,7 @@ func fullRedis(t *testing.T) topologies.Endpoint {
 // the errors by kind, with the server's message, the table's notes name
 // it, Jain's index is left undefined, and the run failed as a whole.
 func TestErrorsByKindOutOfMemory(t *testing.T) {
+	t.Parallel() // counted, not timed: on a server of its own beside the other parallel tests
 	ep := fullRedis(t)
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {

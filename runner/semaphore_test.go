@@ -30,6 +30,7 @@ func cellOf(t *testing.T, rec *results.Record, variant string) results.Cell {
 // 32 clients contend for 5 permits: the lock-guarded semaphore never admits
 // a sixth holder, and every semaphore reports its busy failures.
 func TestSemaphoresUnderContention(t *testing.T) {
+	t.Parallel() // counted, not timed: on a server of its own beside the other parallel tests
 	rec := runPlan(t, plan.Plan{
 		Variants: semaphores, Clients: []int{32}, Limit: 5,
 		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "2ms"), Duration: time.Second},
@@ -55,6 +56,7 @@ func TestSemaphoresUnderContention(t *testing.T) {
 // Clients with clocks up to 2 s apart: the basic semaphore lets clients
 // with slow clocks take permits that are not free, as the seed predicts.
 func TestSkewedClocksBreakBasicSemaphore(t *testing.T) {
+	t.Parallel() // counted, not timed: on a server of its own beside the other parallel tests
 	skew, err := workloads.ParseSkew("uniform:-2s..2s")
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +86,7 @@ func TestSkewedClocksBreakBasicSemaphore(t *testing.T) {
 // A run on a server lockbench did not start leaves no key of its own
 // behind, the semaphores' counters included, and touches no other key.
 func TestRunLeavesNoKeys(t *testing.T) {
+	t.Parallel() // counted, not timed: on a server of its own beside the other parallel tests
 	ep := startRedis(t)
 	c, err := clients.New(context.Background(), ep, clients.Options{})
 	if err != nil {

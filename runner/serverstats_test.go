@@ -149,6 +149,7 @@ func TestServerCostOfLuaRelease(t *testing.T) {
 // On a cluster the commands add up across masters; on a replicated
 // topology the replica's CPU time counts and its commands do not.
 func TestServerCostAcrossNodes(t *testing.T) {
+	t.Parallel() // exact counts on topologies of its own
 	const cycles, keys = 50, 12
 	for _, tc := range []struct {
 		topology string

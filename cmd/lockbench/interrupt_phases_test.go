@@ -22,6 +22,7 @@ import (
 // the record either absent or complete and valid, with no temporary file.
 func TestSignalAtAnyPhase(t *testing.T) {
 	topotest.Faulted(t)
+	t.Parallel() // its phases each run a lockbench process of their own, which mostly waits
 	bin := buildBinary(t)
 	type phase struct {
 		name  string
@@ -44,6 +45,7 @@ func TestSignalAtAnyPhase(t *testing.T) {
 	}
 	for _, ph := range phases {
 		t.Run(ph.name, func(t *testing.T) {
+			t.Parallel() // its own process, TMPDIR and mark
 			dir := t.TempDir()
 			out := filepath.Join(dir, "run.json")
 			mark := fmt.Sprintf("LOCKBENCH_TEST_MARK=%d", time.Now().UnixNano())
