@@ -138,7 +138,6 @@ func newMasterRanMost(t *testing.T, tl *timeline) (time.Time, float64, string) {
 // within the commands in flight and 1 %.
 func TestSentinelFailoverFollowed(t *testing.T) {
 	topotest.Faulted(t)
-	t.Parallel() // mostly waits for Sentinel; each subtest on a topology of its own
 	const at = 1500 * time.Millisecond
 	for _, tc := range []struct{ fault, action, node, lib string }{
 		{"at=1500ms failover node=replica-1", "failover", "replica-1", "rueidis"},
@@ -148,7 +147,6 @@ func TestSentinelFailoverFollowed(t *testing.T) {
 		{"at=1500ms pause node=master", "pause", "master", "go-redis"},
 	} {
 		t.Run(tc.action+"/"+tc.lib, func(t *testing.T) {
-			t.Parallel()
 			c, tl := runWatched(t, plan.Plan{
 				Variants: []string{"lua-release"}, Clients: []int{8}, Client: tc.lib, TTL: time.Second,
 				Topology: topologies.Spec{Name: "local:sentinel?replicas=1&sentinels=3"},
@@ -189,7 +187,6 @@ func TestSentinelFailoverFollowed(t *testing.T) {
 // killed master's counted up to the kill, and the note says so.
 func TestClusterFailoverFollowed(t *testing.T) {
 	topotest.Faulted(t)
-	t.Parallel() // mostly waits for the cluster; each subtest on a cluster of its own
 	const at = time.Second
 	runID := onFirstMaster(t)
 	for _, tc := range []struct{ variant, lib, fault string }{
@@ -199,7 +196,6 @@ func TestClusterFailoverFollowed(t *testing.T) {
 		{"lua-release", "rueidis", "pause"}, {"lua-release", "go-redis", "pause"},
 	} {
 		t.Run(tc.variant+"/"+tc.lib+"/"+tc.fault, func(t *testing.T) {
-			t.Parallel()
 			duration := 6 * time.Second
 			if tc.fault == "pause" {
 				duration += clients.CommandTimeout // a paused master's clients wait it out before they give up on it
@@ -235,7 +231,6 @@ func TestClusterFailoverFollowed(t *testing.T) {
 // most of them instead (measured with rueidis: 35 % on the new master).
 func TestDedicatedConnectionsFollowSentinelFailover(t *testing.T) {
 	topotest.Faulted(t)
-	t.Parallel() // mostly waits for Sentinel; each subtest on a topology of its own
 	const at = 1500 * time.Millisecond
 	for _, tc := range []struct {
 		variant string
@@ -247,7 +242,6 @@ func TestDedicatedConnectionsFollowSentinelFailover(t *testing.T) {
 	} {
 		for _, lib := range clients.Names {
 			t.Run(tc.variant+"/"+lib, func(t *testing.T) {
-				t.Parallel()
 				c, tl := runWatched(t, plan.Plan{
 					Variants: []string{tc.variant}, Clients: []int{8}, Client: lib, WaitStrict: tc.strict, TTL: time.Second,
 					AcquireTimeout: 10 * time.Second, // acquires that outlast the failover
@@ -319,7 +313,6 @@ func keySlot(key string) int {
 // each node once, by its name, not again by the address it announces.
 func TestServerNodesNamedBehindProxies(t *testing.T) {
 	topotest.Faulted(t)
-	t.Parallel() // counted, not timed: on a server of its own beside the other parallel tests
 	rec, err := runner.Run(context.Background(), plan.Plan{
 		Variants: []string{"lua-release"}, Clients: []int{4}, TTL: time.Second,
 		Topology: topologies.Spec{Name: "local:cluster?masters=3&replicas=1"},

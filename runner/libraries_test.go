@@ -46,7 +46,6 @@ func contended(t *testing.T, p plan.Plan) plan.Plan {
 // defaults; its commands are counted client side, and the record says
 // which settings it used.
 func TestLibraryLocksContended(t *testing.T) {
-	t.Parallel() // cells of fixed duration, counted, not timed
 	for _, lib := range clients.Names {
 		for _, given := range []bool{false, true} {
 			name := lib + "/library-defaults"
@@ -54,7 +53,6 @@ func TestLibraryLocksContended(t *testing.T) {
 				name = lib + "/run-settings"
 			}
 			t.Run(name, func(t *testing.T) {
-				t.Parallel() // a redis-server of its own
 				var locks []string
 				for _, v := range libraryLocks {
 					if info, err := variants.Lookup(v); err != nil || info.RunsOn(lib) {
@@ -94,7 +92,6 @@ func TestLibraryLocksContended(t *testing.T) {
 // redsync takes one pool per independent master: Redlock through the
 // library.
 func TestRedsyncOnIndependentMasters(t *testing.T) {
-	t.Parallel() // counted, not timed: on a server of its own beside the other parallel tests
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
 			p := contended(t, plan.Plan{Variants: []string{"redsync"}, Client: lib})

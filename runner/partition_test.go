@@ -66,10 +66,8 @@ func actions(t *testing.T, c results.Cell) map[string]int {
 // both client libraries.
 func TestSentinelFailoverAfterCut(t *testing.T) {
 	topotest.Faulted(t)
-	t.Parallel() // mostly waits for Sentinel; each subtest on a topology of its own
 	for _, library := range []string{"rueidis", "go-redis"} {
 		t.Run(library, func(t *testing.T) {
-			t.Parallel()
 			c, tl := runWatched(t, scenarioPlan(t, "sentinel-failover", plan.Overrides{Variants: []string{"lua-release"}, Client: library}), runner.Options{})
 			if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
 				t.Errorf("fault events %+v", c.Faults)
@@ -93,7 +91,6 @@ func TestSentinelFailoverAfterCut(t *testing.T) {
 // it keeps the unacknowledged ones, and overlaps as lua-release does.
 func TestWaitStrictSurvivesCutFailover(t *testing.T) {
 	topotest.Faulted(t)
-	t.Parallel() // mostly waits for Sentinel, on topologies of its own
 	c := runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"wait-replicas"}, WaitStrict: true})
 	if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
 		t.Errorf("fault events %+v", c.Faults)
@@ -179,7 +176,6 @@ func (w *watchFailover) watch(topo topologies.Topology) {
 // the old master, whose writes its new master's data replaces.
 func TestSplitBrain(t *testing.T) {
 	topotest.Faulted(t)
-	t.Parallel() // mostly waits for Sentinel, on a topology of its own
 	p := scenarioPlan(t, "split-brain", plan.Overrides{Variants: []string{"lua-release"}})
 	var (
 		w     watchFailover
@@ -235,10 +231,8 @@ func TestSplitBrain(t *testing.T) {
 // gets them while the first still holds, on both client libraries.
 func TestClusterFailoverAfterCut(t *testing.T) {
 	topotest.Faulted(t)
-	t.Parallel() // mostly waits for the cluster; each subtest on a cluster of its own
 	for _, library := range []string{"rueidis", "go-redis"} {
 		t.Run(library, func(t *testing.T) {
-			t.Parallel()
 			c, tl := runWatched(t, scenarioPlan(t, "cluster-failover", plan.Overrides{Client: library}), runner.Options{})
 			if a := actions(t, c); a["partition"] != 1 || a["kill"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
 				t.Errorf("fault events %+v", c.Faults)

@@ -68,10 +68,8 @@ func TestNoLockViolates(t *testing.T) {
 // on, and leaves no key behind: the runner deletes the keys under the run's
 // prefix, so a key left on the test's own server was written outside it.
 func TestLocksExcludeWithoutFaults(t *testing.T) {
-	t.Parallel() // cells of fixed duration, counted, not timed
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
-			t.Parallel() // a redis-server of its own
 			var locks []string
 			for _, info := range variants.All() {
 				if info.Kind == variants.KindLock && info.Supports(variants.ShapeSingle) && info.RunsOn(lib) {

@@ -30,7 +30,6 @@ func cellOf(t *testing.T, rec *results.Record, variant string) results.Cell {
 // 32 clients contend for 5 permits: the lock-guarded semaphore never admits
 // a sixth holder, and every semaphore reports its busy failures.
 func TestSemaphoresUnderContention(t *testing.T) {
-	t.Parallel() // counted, not timed: on a server of its own beside the other parallel tests
 	rec := runPlan(t, plan.Plan{
 		Variants: semaphores, Clients: []int{32}, Limit: 5,
 		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "2ms"), Duration: time.Second},
@@ -56,7 +55,6 @@ func TestSemaphoresUnderContention(t *testing.T) {
 // Clients with clocks up to 2 s apart: the basic semaphore lets clients
 // with slow clocks take permits that are not free, as the seed predicts.
 func TestSkewedClocksBreakBasicSemaphore(t *testing.T) {
-	t.Parallel() // counted, not timed: on a server of its own beside the other parallel tests
 	skew, err := workloads.ParseSkew("uniform:-2s..2s")
 	if err != nil {
 		t.Fatal(err)

@@ -18,12 +18,13 @@ import (
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
-// buildBinary builds lockbench once per test into a temp dir.
+// buildBinary is the lockbench binary the tests of whole processes share,
+// built once (builtBinary).
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "lockbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := builtBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

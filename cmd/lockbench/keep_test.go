@@ -96,6 +96,7 @@ func TestOutputsCheckedBeforeTheLoad(t *testing.T) {
 // printed first, the record goes to a file in the temp directory, and the
 // last line of stderr names that file. The exit status is 3.
 func TestRecordKeptWhenSavingFails(t *testing.T) {
+	t.Parallel() // a process of its own, with its own TMPDIR
 	bin := buildBinary(t)
 	tmp := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "runs")

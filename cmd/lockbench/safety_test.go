@@ -33,6 +33,8 @@ var forbidden = []string{"FLUSHALL", "FLUSHDB", "CONFIG", "DEBUG", "SHUTDOWN", "
 // prefix; afterwards the foreign keys are unchanged (type, value, expiry)
 // and no lockbench key is left.
 func TestForeignServerUntouched(t *testing.T) {
+	// What its runs send is checked, not how fast, on a server of its own.
+	t.Parallel()
 	ep := topotest.Endpoint(t) // to lockbench, a --target it did not start
 	ctx := context.Background()
 	conn, err := clients.New(ctx, ep, clients.Options{})

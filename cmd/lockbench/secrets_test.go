@@ -23,6 +23,7 @@ import (
 // HTML report, the interval logs, nor the error of a wrong password. It is
 // read from the environment or a file; a URL with a password is refused.
 func TestPasswordNeverShows(t *testing.T) {
+	t.Parallel() // runs of 2 s, each a process of its own
 	const secret = "s3cret-Pw-4711"
 	bin := buildBinary(t)
 	ep := topotest.Endpoint(t)
@@ -87,6 +88,7 @@ func TestPasswordNeverShows(t *testing.T) {
 		{"in the URL", nil, []string{"--target", "redis://default:" + secret + "@" + ep.Addr}, exitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // its own run id and output directory
 			out := filepath.Join(dir, tc.name)
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				t.Fatal(err)
