@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -101,10 +102,10 @@ func BenchmarkOpenLoopCycle(b *testing.B) {
 // benchBare runs b.N cycles on the library under conn directly: the bare
 // loop that lockbench calibrate runs too.
 func benchBare(b *testing.B, conn clients.Client, prefix string) {
-	spec := workloads.BareSpec{Clients: cycleClients, Prefix: prefix, Release: workloads.BareCompareAndDelete, Ops: int64(b.N)}
+	spec := calibrate.BareSpec{Clients: cycleClients, Prefix: prefix, Release: calibrate.BareCompareAndDelete, Ops: int64(b.N)}
 	before := readUsage()
 	b.ResetTimer()
-	out, err := workloads.BareLoop(b.Context(), conn, spec)
+	out, err := calibrate.BareLoop(b.Context(), conn, spec)
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/topologies"
@@ -161,7 +162,7 @@ func exitStatus(err error, stderr io.Writer) int {
 	var ue usageError
 	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) ||
 		errors.Is(err, faults.ErrBadFault) || errors.Is(err, witness.ErrSameServer) || errors.Is(err, witness.ErrPlanMismatch) ||
-		errors.Is(err, witness.ErrArrivedTwice) {
+		errors.Is(err, witness.ErrArrivedTwice) || errors.Is(err, calibrate.ErrBadOptions) {
 		return exitUsage
 	}
 	return exitRunFailed

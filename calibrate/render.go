@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter/tw"
+	"golang.org/x/perf/benchmath"
 
 	"github.com/lockbench/lockbench/results"
 )
@@ -15,19 +16,15 @@ import (
 // spread is the median and the range of a side's figures over the pairs.
 type spread struct{ median, min, max float64 }
 
-// spreadOf is the spread of xs: the median (the mean of the middle two of
-// an even count) and the least and greatest; zero for none.
+// spreadOf is the spread of xs: the median (benchmath's, the mean of the
+// middle two of an even count) and the least and greatest; zero for none.
 func spreadOf(xs []float64) spread {
 	if len(xs) == 0 {
 		return spread{}
 	}
-	s := slices.Sorted(slices.Values(xs))
-	n := len(s)
-	median := s[n/2]
-	if n%2 == 0 {
-		median = (s[n/2-1] + s[n/2]) / 2
-	}
-	return spread{median: median, min: s[0], max: s[n-1]}
+	s := benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds) // sorts its values
+	median := benchmath.AssumeNothing.Summary(s, 0.95).Center
+	return spread{median: median, min: s.Values[0], max: s.Values[len(s.Values)-1]}
 }
 
 // sideSummary is one side's figures over the pairs: the spread of its
@@ -64,11 +61,15 @@ func pairRatios(bare, lockbench []calibrationSample, f func(calibrationSample) f
 	return spreadOf(ratios)
 }
 
-// calibrationSummary is what a calibrate run measured, summarized.
-type calibrationSummary struct {
+// Summary is what a calibration measured, summarized: Write prints it.
+type Summary struct {
 	pairs     int
 	benchmark *sideSummary // nil without redis-benchmark
 	libraries []librarySummary
+	// connections is each side's; missing, when not empty, says why
+	// redis-benchmark's figures are absent.
+	connections int
+	missing     string
 }
 
 func summarizeSide(samples []calibrationSample) sideSummary {
@@ -91,8 +92,8 @@ func summarizeSide(samples []calibrationSample) sideSummary {
 }
 
 // summarize summarizes the samples of a calibrate run by side and library.
-func summarize(samples map[seriesKey][]calibrationSample, libraries []string, benchmark bool) calibrationSummary {
-	var sum calibrationSummary
+func summarize(samples map[seriesKey][]calibrationSample, libraries []string, benchmark bool) Summary {
+	var sum Summary
 	if benchmark {
 		b := summarizeSide(samples[seriesKey{side: sideBenchmark}])
 		sum.benchmark = &b
@@ -201,9 +202,9 @@ func bareTargets(l librarySummary) [2]target {
 	}}
 }
 
-// renderCalibrate writes a calibrate run's figures: the medians against
+// Write writes a calibration's figures: the medians against
 // redis-benchmark, lockbench against the bare loop, and the verdicts.
-func renderCalibrate(w io.Writer, sum calibrationSummary, o calibrateOptions, missing string) error {
+func (sum Summary) Write(w io.Writer) error {
 	var rows []calibrationRow
 	if sum.benchmark != nil {
 		rows = append(rows, row("redis-benchmark", "", false, *sum.benchmark))
@@ -214,7 +215,7 @@ func renderCalibrate(w io.Writer, sum calibrationSummary, o calibrateOptions, mi
 	if _, err := fmt.Fprintf(w, "medians of %d pairs: redis-benchmark, then each library's bare loop (its own calls, no lockbench) and lockbench, in turn\n", sum.pairs); err != nil {
 		return err
 	}
-	if err := renderCalibration(w, rows, o.connections, missing); err != nil {
+	if err := renderCalibration(w, rows, sum.connections, sum.missing); err != nil {
 		return err
 	}
 	if err := renderOverhead(w, sum); err != nil {
@@ -262,7 +263,7 @@ func renderCalibrate(w io.Writer, sum calibrationSummary, o calibrateOptions, mi
 
 // renderOverhead writes lockbench against each library's bare loop: the
 // medians and their ranges over the pairs, and the pairs' ratios.
-func renderOverhead(w io.Writer, sum calibrationSummary) error {
+func renderOverhead(w io.Writer, sum Summary) error {
 	t := results.TextTable(w, tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft}, Global: tw.AlignRight}})
 	t.Header([]string{"", "bare loop cycles/s", "lockbench cycles/s", "× bare", "bare loop CPU/cycle", "lockbench CPU/cycle", "× bare"})
 	var body [][]string

@@ -1,4 +1,4 @@
-package workloads_test
+package calibrate_test
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 // bareConns connects every client library to one local redis-server.
@@ -43,9 +43,9 @@ func keysUnder(t *testing.T, conn variants.Conn, prefix string) int {
 // with either release, and leaves no key behind.
 func TestBareLoopOps(t *testing.T) {
 	for lib, conn := range bareConns(t) {
-		for _, release := range []workloads.BareRelease{workloads.BareDel, workloads.BareCompareAndDelete} {
+		for _, release := range []calibrate.BareRelease{calibrate.BareDel, calibrate.BareCompareAndDelete} {
 			prefix := "lbtest:bare:" + lib + ":"
-			out, err := workloads.BareLoop(t.Context(), conn, workloads.BareSpec{Clients: 4, Prefix: prefix, Release: release, Ops: 1001})
+			out, err := calibrate.BareLoop(t.Context(), conn, calibrate.BareSpec{Clients: 4, Prefix: prefix, Release: release, Ops: 1001})
 			if err != nil {
 				t.Fatalf("%s, release %d: %v", lib, release, err)
 			}
@@ -64,8 +64,8 @@ func TestBareLoopOps(t *testing.T) {
 func TestBareLoopDuration(t *testing.T) {
 	for lib, conn := range bareConns(t) {
 		prefix := "lbtest:bare:duration:" + lib + ":"
-		spec := workloads.BareSpec{Clients: 3, Prefix: prefix, Warmup: 100 * time.Millisecond, Duration: 200 * time.Millisecond}
-		out, err := workloads.BareLoop(t.Context(), conn, spec)
+		spec := calibrate.BareSpec{Clients: 3, Prefix: prefix, Warmup: 100 * time.Millisecond, Duration: 200 * time.Millisecond}
+		out, err := calibrate.BareLoop(t.Context(), conn, spec)
 		if err != nil {
 			t.Fatalf("%s: %v", lib, err)
 		}
@@ -89,8 +89,8 @@ func TestBareLoopKeyTaken(t *testing.T) {
 		if _, err := conn.Do(t.Context(), variants.Cmd("SET", prefix+"0", "another", "PX", "10000")); err != nil {
 			t.Fatal(err)
 		}
-		_, err := workloads.BareLoop(t.Context(), conn, workloads.BareSpec{Prefix: prefix, Ops: 10})
-		if !errors.Is(err, workloads.ErrBareCycle) || !strings.Contains(err.Error(), prefix+"0") {
+		_, err := calibrate.BareLoop(t.Context(), conn, calibrate.BareSpec{Prefix: prefix, Ops: 10})
+		if !errors.Is(err, calibrate.ErrBareCycle) || !strings.Contains(err.Error(), prefix+"0") {
 			t.Errorf("%s: %v, want ErrBareCycle naming the key", lib, err)
 		}
 		if _, err := conn.Do(t.Context(), variants.Cmd("DEL", prefix+"0")); err != nil {
@@ -104,13 +104,13 @@ func TestBareLoopKeyTaken(t *testing.T) {
 func TestBareLoopRefuses(t *testing.T) {
 	for lib, conn := range bareConns(t) {
 		err := conn.Dedicated(t.Context(), "lbtest:bare:dedicated", func(d variants.Conn) error {
-			_, err := workloads.BareLoop(t.Context(), d, workloads.BareSpec{Ops: 1})
+			_, err := calibrate.BareLoop(t.Context(), d, calibrate.BareSpec{Ops: 1})
 			return err
 		})
 		if err == nil || !strings.Contains(err.Error(), "dedicated") {
 			t.Errorf("%s: bare loop on a dedicated connection: %v, want a refusal", lib, err)
 		}
-		if _, err := workloads.BareLoop(t.Context(), conn, workloads.BareSpec{}); err == nil {
+		if _, err := calibrate.BareLoop(t.Context(), conn, calibrate.BareSpec{}); err == nil {
 			t.Errorf("%s: bare loop with no duration and no cycles: no error", lib)
 		}
 	}
@@ -122,7 +122,7 @@ func TestBareLoopCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := workloads.BareLoop(ctx, conn, workloads.BareSpec{Prefix: "lbtest:bare:cancel:", Duration: time.Hour})
+	_, err := calibrate.BareLoop(ctx, conn, calibrate.BareSpec{Prefix: "lbtest:bare:cancel:", Duration: time.Hour})
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 10*time.Second {
 		t.Errorf("after %v: %v, want the context's deadline", time.Since(start), err)
 	}

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"context"
@@ -119,16 +119,16 @@ func runCalibration(ctx context.Context, steps []calibrationStep, m *measurers, 
 
 // measureBare runs the bare loop of the cycle on conn: no lockbench, the
 // library's own calls.
-func measureBare(ctx context.Context, conn clients.Client, library string, o calibrateOptions) (calibrationSample, error) {
+func measureBare(ctx context.Context, conn clients.Client, library string, o Options) (calibrationSample, error) {
 	// Its keys are shaped as lockbench's, a run's prefix, the cell's and
 	// workloads.LockName's, and its tokens as long: both sides send
 	// commands of the same length (8 bytes shorter keys had given the bare
 	// loop 2-4 % more cycles/s).
 	prefix := runner.KeyPrefix(runner.NewRunID()) + "c0:lock:"
-	spec := workloads.BareSpec{Clients: o.connections, Prefix: prefix,
-		TTL: calibrateTTL, Release: workloads.BareDel, Warmup: o.warmup, Duration: o.duration}
+	spec := BareSpec{Clients: o.Connections, Prefix: prefix,
+		TTL: calibrateTTL, Release: BareDel, Warmup: o.Warmup, Duration: o.Duration}
 	before := processCPU()
-	out, err := workloads.BareLoop(ctx, conn, spec)
+	out, err := BareLoop(ctx, conn, spec)
 	cpu := processCPU() - before
 	switch {
 	case ctx.Err() != nil:
@@ -136,7 +136,7 @@ func measureBare(ctx context.Context, conn clients.Client, library string, o cal
 	case err != nil:
 		return calibrationSample{}, fmt.Errorf("calibrate: bare loop %s: %w", library, err)
 	case out.Cycles == 0:
-		return calibrationSample{}, fmt.Errorf("calibrate: bare loop %s: no cycle in %v", library, o.duration)
+		return calibrationSample{}, fmt.Errorf("calibrate: bare loop %s: no cycle in %v", library, o.Duration)
 	}
 	return calibrationSample{cyclesPerS: out.PerSecond(), cpuPerCycle: cpu / time.Duration(out.Cycles+out.WarmupCycles)}, nil
 }
@@ -144,14 +144,14 @@ func measureBare(ctx context.Context, conn clients.Client, library string, o cal
 // measureLockbench runs the lock cycle through lockbench's runner with
 // library against the server at addr. Its CPU counts from the cell's
 // start to the run's end, over every acquisition, warm-up included.
-func measureLockbench(ctx context.Context, addr, library string, o calibrateOptions) (calibrationSample, error) {
+func measureLockbench(ctx context.Context, addr, library string, o Options) (calibrationSample, error) {
 	p := plan.Plan{
 		Variants: []string{calibrateVariant},
-		Clients:  []int{o.connections},
+		Clients:  []int{o.Connections},
 		Client:   library,
 		Topology: topologies.Spec{Targets: []string{"redis://" + addr}},
 		Workload: workloads.Spec{KeyPerClient: true, Hold: workloads.Fixed(0), Think: workloads.Fixed(0),
-			Duration: o.duration, Warmup: o.warmup},
+			Duration: o.Duration, Warmup: o.Warmup},
 		TTL: calibrateTTL,
 	}
 	var atCell time.Duration

@@ -1,4 +1,4 @@
-package main
+package calibrate
 
 import (
 	"bytes"
@@ -132,7 +132,7 @@ echo "\"fake\",\"$1\",\"0\",\"0\",\"$n\",\"0\",\"$((2 * n))\",\"0\""
 func TestCalibrateFakeBenchmarkMedians(t *testing.T) {
 	// pairs: SET 300 DEL 600 → 200; SET 100 DEL 100 → 50; SET 1000 DEL 1000 → 500.
 	binary, log := fakeBenchmark(t, []string{"300", "600", "100", "100", "1000", "1000"})
-	o := calibrateOptions{connections: 8, requests: 1000}
+	o := Options{Connections: 8, Requests: 1000}
 	var samples []calibrationSample
 	for range 3 {
 		s, err := measureBenchmark(t.Context(), binary, "127.0.0.1:1", o, io.Discard)
@@ -171,7 +171,7 @@ func TestCalibrateFakeBenchmarkMedians(t *testing.T) {
 // calibrationFixture is a summary of three pairs: rueidis meets every
 // target, go-redis spends cpuGoRedis µs per cycle against a bare loop's 10.
 // Each pair's ratio is the medians', give or take 0.02.
-func calibrationFixture(cpuGoRedis float64, benchmark bool) calibrationSummary {
+func calibrationFixture(cpuGoRedis float64, benchmark bool) Summary {
 	side := func(cycles, cpu float64) sideSummary {
 		return sideSummary{cycles: spread{cycles, cycles - 10, cycles + 10}, cpuUS: spread{cpu, cpu - 1, cpu + 1},
 			setP50: 300, setP99: 900, delP50: 300, delP99: 900}
@@ -181,7 +181,7 @@ func calibrationFixture(cpuGoRedis float64, benchmark bool) calibrationSummary {
 		return librarySummary{library: name, bare: bare, lockbench: lockbench,
 			cyclesRatio: ratio(lockbench.cycles.median / bare.cycles.median), cpuRatio: ratio(lockbench.cpuUS.median / bare.cpuUS.median)}
 	}
-	sum := calibrationSummary{pairs: 3, libraries: []librarySummary{
+	sum := Summary{pairs: 3, libraries: []librarySummary{
 		library("rueidis", side(50000, 8), side(47500, 9)),
 		library("go-redis", side(30000, 10), side(27000, cpuGoRedis)),
 	}}
@@ -195,10 +195,10 @@ func calibrationFixture(cpuGoRedis float64, benchmark bool) calibrationSummary {
 // The verdicts come from the medians: each target says meets or does not
 // meet, and the last line counts what was not met.
 func TestCalibrateVerdicts(t *testing.T) {
-	o := calibrateOptions{connections: 50}
-	render := func(sum calibrationSummary, missing string) string {
+	render := func(sum Summary, missing string) string {
 		var out bytes.Buffer
-		if err := renderCalibrate(&out, sum, o, missing); err != nil {
+		sum.connections, sum.missing = 50, missing
+		if err := sum.Write(&out); err != nil {
 			t.Fatal(err)
 		}
 		return out.String()
@@ -274,18 +274,5 @@ func TestCalibratePairRatios(t *testing.T) {
 	}
 	if targets := bareTargets(l); !targets[0].met() || !targets[1].met() {
 		t.Errorf("targets %+v: the pairs' medians meet both", targets)
-	}
-}
-
-// The options' defaults are the flags': three pairs, a second's warm-up.
-func TestCalibrateDefaults(t *testing.T) {
-	help, _, status := runCLI(t, "calibrate", "--help")
-	if status != exitOK {
-		t.Fatalf("calibrate --help: status %d", status)
-	}
-	for _, want := range []string{"--pairs N", "(default 3)", "--warmup", "(default 1s)", "Examples:", "lockbench calibrate --pairs 5"} {
-		if !strings.Contains(help, want) {
-			t.Errorf("help lacks %q:\n%s", want, help)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package workloads
+package calibrate
 
 import (
 	"context"
@@ -29,7 +29,7 @@ const (
 
 // ErrBareCycle: a bare cycle met a reply an uncontended cycle never gets
 // (its SET found the key taken, its release deleted nothing).
-var ErrBareCycle = errors.New("workloads: bare cycle")
+var ErrBareCycle = errors.New("calibrate: bare cycle")
 
 // bareCompareAndDelete is the script of variants/lua/compare_del.lua.
 const bareCompareAndDelete = `if redis.call("GET", KEYS[1]) == ARGV[1] then
@@ -94,7 +94,7 @@ type bareCycle func(ctx context.Context, key, token string) error
 func BareLoop(ctx context.Context, conn variants.Conn, spec BareSpec) (BareOutcome, error) {
 	spec = spec.withDefaults()
 	if spec.Ops <= 0 && spec.Duration <= 0 {
-		return BareOutcome{}, fmt.Errorf("workloads: bare loop: a duration or a number of cycles is needed")
+		return BareOutcome{}, fmt.Errorf("calibrate: bare loop: a duration or a number of cycles is needed")
 	}
 	cycle, err := newBareCycle(variants.Unwrap(conn), spec)
 	if err != nil {
@@ -122,7 +122,7 @@ func BareLoop(ctx context.Context, conn variants.Conn, spec BareSpec) (BareOutco
 		wg.Go(func() {
 			for next() {
 				if err := cycle(ctx, key, token); err != nil {
-					cancel(fmt.Errorf("workloads: bare loop, key %s: %w", key, err))
+					cancel(fmt.Errorf("calibrate: bare loop, key %s: %w", key, err))
 					return
 				}
 				cycles.Add(1)
@@ -189,17 +189,17 @@ func newBareCycle(conn variants.Conn, spec BareSpec) (bareCycle, error) {
 	case variants.RueidisNative:
 		client, _ := native.Rueidis()
 		if client == nil {
-			return nil, errors.New("workloads: bare loop needs a rueidis client, not a dedicated connection")
+			return nil, errors.New("calibrate: bare loop needs a rueidis client, not a dedicated connection")
 		}
 		return rueidisCycle(client, spec), nil
 	case variants.GoRedisNative:
 		client := native.GoRedis()
 		if client == nil {
-			return nil, errors.New("workloads: bare loop needs a go-redis client, not a dedicated connection")
+			return nil, errors.New("calibrate: bare loop needs a go-redis client, not a dedicated connection")
 		}
 		return goRedisCycle(client, spec), nil
 	}
-	return nil, fmt.Errorf("workloads: bare loop: %T hands out no client library of its own", conn)
+	return nil, fmt.Errorf("calibrate: bare loop: %T hands out no client library of its own", conn)
 }
 
 func rueidisCycle(client rueidis.Client, spec BareSpec) bareCycle {
