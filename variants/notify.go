@@ -52,6 +52,8 @@ func init() {
 			"connection, so Redis runs the try as soon as the token arrives",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
 		DefaultRetry: "fixed:100ms",
+
+		ClientMemoryKiB: map[string]int64{LibRueidis: 72, LibGoRedis: 64},
 	}, func(cfg Config) (Lock, error) {
 		mark := min(max(cfg.Retry.Max, time.Millisecond), notifyMaxBlock) + notifyLinger
 		l := &notifyLock{base: newBase(cfg), markMillis: strconv.FormatInt(mark.Milliseconds(), 10)}

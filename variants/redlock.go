@@ -16,6 +16,9 @@ func init() {
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true, SurvivesFailover: true},
 		DefaultRetry: "random:1ms-10ms",
 		Shapes:       []Shape{ShapeSingle, ShapeCluster, ShapeIndependent},
+
+		ClientMemoryKiB: map[string]int64{LibRueidis: 8, LibGoRedis: 32},
+		MemoryPerNode:   true,
 	}, func(cfg Config) (Lock, error) { return &redlock{base: newBase(cfg)}, nil })
 }
 

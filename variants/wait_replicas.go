@@ -40,6 +40,8 @@ func init() {
 			"or with --wait-strict released and tried again. Release: Lua compare-and-delete",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
 		DefaultRetry: "fixed:1ms",
+
+		ClientMemoryKiB: map[string]int64{LibRueidis: 72, LibGoRedis: 56},
 	}, func(cfg Config) (Lock, error) {
 		timeout := min(max(cfg.TTL/10, time.Millisecond), waitTimeoutMax)
 		return &waitReplicasLock{

@@ -13,6 +13,7 @@ import (
 	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/witness"
 )
@@ -34,6 +35,13 @@ var (
 	errNothingMeasured = fmt.Errorf("%w before anything was measured: no record written", errInterrupted)
 	errThresholds      = errors.New("thresholds failed")
 )
+
+// thresholdsFailed is a library's error that counts as failed
+// thresholds (exit 1): its message alone.
+type thresholdsFailed struct{ err error }
+
+func (e thresholdsFailed) Error() string   { return e.err.Error() }
+func (e thresholdsFailed) Unwrap() []error { return []error{errThresholds, e.err} }
 
 // usageError is bad input: its message names the flag and what it accepts.
 type usageError struct{ err error }
@@ -162,7 +170,8 @@ func exitStatus(err error, stderr io.Writer) int {
 	var ue usageError
 	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) ||
 		errors.Is(err, faults.ErrBadFault) || errors.Is(err, witness.ErrSameServer) || errors.Is(err, witness.ErrPlanMismatch) ||
-		errors.Is(err, witness.ErrArrivedTwice) || errors.Is(err, calibrate.ErrBadOptions) {
+		errors.Is(err, witness.ErrArrivedTwice) || errors.Is(err, calibrate.ErrBadOptions) ||
+		errors.Is(err, plan.ErrMemory) {
 		return exitUsage
 	}
 	return exitRunFailed

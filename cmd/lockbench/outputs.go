@@ -29,7 +29,7 @@ func (o *runOptions) preflight(p plan.Plan) error {
 	if err != nil {
 		return err
 	}
-	if err := checkMemory(p, shard); err != nil {
+	if err := plan.CheckMemory(p, shard); err != nil {
 		return err
 	}
 	if o.runID == "" {

@@ -72,7 +72,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := checkMemory(p, nil); err != nil {
+	if err := plan.CheckMemory(p, nil); err != nil {
 		return err
 	}
 	if err := checkSweepOutputs(o); err != nil {

@@ -1,7 +1,8 @@
-package topologies
+package procfs
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -9,22 +10,20 @@ import (
 	"strings"
 )
 
-// peerPID returns which of pids holds the other end of c, a loopback TCP
-// connection accepted here: the socket whose local address is c's remote
-// one and whose remote address is c's local one (/proc/net/tcp) is open in
-// that process (/proc/PID/fd).
-func peerPID(c net.Conn, pids map[int]string) (int, error) {
-	local, lok := c.RemoteAddr().(*net.TCPAddr)
-	remote, rok := c.LocalAddr().(*net.TCPAddr)
-	if !lok || !rok {
-		return 0, errNoPeer
-	}
-	inode, err := socketInode(procAddr(local), procAddr(remote))
+// ErrNoSocket: no IPv4 TCP socket from that local address to that remote
+// one is open here (or there is no /proc/net/tcp to say).
+var ErrNoSocket = errors.New("procfs: no such socket")
+
+// SocketOwner returns which of pids has open the IPv4 TCP socket from
+// local to remote (as /proc/net/tcp lists it, its inode among the links of
+// /proc/PID/fd); ErrNoSocket when none has.
+func SocketOwner(local, remote *net.TCPAddr, pids []int) (int, error) {
+	inode, err := socketInode(tcpAddr(local), tcpAddr(remote))
 	if err != nil {
 		return 0, err
 	}
 	want := "socket:[" + inode + "]"
-	for pid := range pids {
+	for _, pid := range pids {
 		dir := "/proc/" + strconv.Itoa(pid) + "/fd"
 		entries, err := os.ReadDir(dir)
 		if err != nil {
@@ -36,12 +35,13 @@ func peerPID(c net.Conn, pids map[int]string) (int, error) {
 			}
 		}
 	}
-	return 0, errNoPeer
+	return 0, ErrNoSocket
 }
 
-// procAddr is a TCP address as /proc/net/tcp writes it: the IPv4 address
-// as a little-endian hex word, a colon, the port in hex.
-func procAddr(a *net.TCPAddr) string {
+// tcpAddr is a TCP address as /proc/net/tcp writes it: the IPv4 address
+// as a little-endian hex word, a colon, the port in hex; "" for another
+// address family.
+func tcpAddr(a *net.TCPAddr) string {
 	ip := a.IP.To4()
 	if ip == nil {
 		return ""
@@ -51,9 +51,12 @@ func procAddr(a *net.TCPAddr) string {
 
 // socketInode finds the inode of the IPv4 TCP socket from local to remote.
 func socketInode(local, remote string) (string, error) {
+	if local == "" || remote == "" {
+		return "", ErrNoSocket
+	}
 	f, err := os.Open("/proc/net/tcp")
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w: %w", ErrNoSocket, err)
 	}
 	defer f.Close()
 	s := bufio.NewScanner(f)
@@ -67,5 +70,5 @@ func socketInode(local, remote string) (string, error) {
 	if err := s.Err(); err != nil {
 		return "", err
 	}
-	return "", errNoPeer
+	return "", ErrNoSocket
 }
