@@ -14,6 +14,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/witness"
 )
@@ -161,7 +162,7 @@ func exitStatus(err error, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "lockbench: "+strings.ReplaceAll(err.Error(), "\n", " "))
-	if errors.Is(err, errInterrupted) {
+	if errors.Is(err, errInterrupted) || errors.Is(err, runner.ErrInterrupted) {
 		return exitInterrupted
 	}
 	if errors.Is(err, errThresholds) {
