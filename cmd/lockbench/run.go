@@ -331,7 +331,7 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	defer lv.stop()
+	defer lv.Stop()
 	shard, err := o.sharding(p) // checked with the flags
 	if err != nil {
 		return err
@@ -348,18 +348,18 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		RunID: o.runID, History: histories,
 		Shard: shard, Witness: at, ShardWait: o.shardWait,
 		OnTopology: func(t topologies.Topology, startup time.Duration) {
-			lv.println(fmt.Sprintf("lockbench: topology %s at %s (up in %.2fs)", t.Name(), describeNodes(t.Nodes()), startup.Seconds()))
+			lv.Println(fmt.Sprintf("lockbench: topology %s at %s (up in %.2fs)", t.Name(), describeNodes(t.Nodes()), startup.Seconds()))
 		},
 		OnCell: func(c runner.CellStart) {
 			rep := ""
 			if c.Repeat > 1 {
 				rep = fmt.Sprintf(", repetition %d/%d", c.Repetition, c.Repeat)
 			}
-			lv.cell(c, fmt.Sprintf("lockbench: [%d/%d] %s, %d clients%s", c.Index+1, c.Total, c.Variant, c.Clients, rep))
+			lv.Cell(progressCell(c), fmt.Sprintf("lockbench: [%d/%d] %s, %d clients%s", c.Index+1, c.Total, c.Variant, c.Clients, rep))
 		},
 	}
 	rec, err := runner.Run(ctx, p, opts)
-	lv.stop()
+	lv.Stop()
 	if err != nil {
 		return runError(ctx, err)
 	}

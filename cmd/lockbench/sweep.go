@@ -75,19 +75,19 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	defer lv.stop()
+	defer lv.Stop()
 	// Each step is a run of one cell: the progress counts the steps of
 	// every variant, the most the sweep can run.
 	steps, index := max(len(opts.Clients), len(opts.Rates)), 0
 	opts.OnStep = func(variant string, step int, label string) {
 		index = slices.Index(p.Variants, variant)*steps + step
-		lv.println(fmt.Sprintf("lockbench: sweep %s, step %d: %s", variant, step+1, label))
+		lv.Println(fmt.Sprintf("lockbench: sweep %s, step %d: %s", variant, step+1, label))
 	}
 	rec, err := runner.Sweep(ctx, p, opts, runner.Options{OnCell: func(c runner.CellStart) {
 		c.Index, c.Total = index, len(p.Variants)*steps
-		lv.cell(c, "")
+		lv.Cell(progressCell(c), "")
 	}})
-	lv.stop()
+	lv.Stop()
 	if err != nil {
 		return runError(ctx, err)
 	}

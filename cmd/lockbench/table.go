@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"strings"
 
+	"github.com/lockbench/lockbench/progress"
 	"github.com/lockbench/lockbench/results"
 )
 
@@ -43,17 +42,5 @@ func (f tableFlags) given() bool { return f.wide || f.names != nil }
 // options are the table options of the flags for a table written to w:
 // as wide as the terminal when w is one, or as $COLUMNS says.
 func (f tableFlags) options(w io.Writer) results.TableOptions {
-	return results.TableOptions{Columns: f.names, Wide: f.wide, Width: terminalWidth(w)}
-}
-
-// terminalWidth is $COLUMNS when it is a positive number, else the width
-// of the terminal w is, else 0 (unknown).
-func terminalWidth(w io.Writer) int {
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	if f, ok := w.(*os.File); ok && isTerminal(w) {
-		return windowWidth(f)
-	}
-	return 0
+	return results.TableOptions{Columns: f.names, Wide: f.wide, Width: progress.TerminalWidth(w)}
 }
