@@ -28,7 +28,7 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usagef("--scenarios: %w", err)
 		}
 	}
-	if err := checkOutFile("--out", *out); err != nil { // before the scenarios run
+	if err := outputFile("--out", *out); err != nil { // before the scenarios run
 		return err
 	}
 	findings, err := runner.Findings(ctx, *only, func(s plan.Scenario) {

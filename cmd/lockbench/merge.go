@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
-	"github.com/lockbench/lockbench/witness"
 )
 
 // runMerge combines the records of the shards of one run (--run-id ID
@@ -36,7 +36,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if info, err := os.Stat(*out); err == nil && info.IsDir() {
 		return usagef("--out: %s is a directory; give a file (-o merged.json)", *out)
 	}
-	if err := checkOutFile("--out", *out); err != nil {
+	if err := outputFile("--out", *out); err != nil {
 		return err
 	}
 	if err := results.CheckFormat(*format); err != nil {
@@ -91,22 +91,9 @@ func keptRecords(ctx context.Context, url, runID string) ([]*results.Record, err
 	if err != nil {
 		return nil, err
 	}
-	w, err := witness.Dial(ctx, ep)
-	if err != nil {
-		return nil, err
+	recs, err := runner.KeptRecords(ctx, ep, url, runID)
+	if errors.Is(err, results.ErrBadRecord) {
+		return nil, usageError{err}
 	}
-	defer w.Close()
-	raw, err := w.Records(ctx, runner.KeyPrefix(runID))
-	if err != nil {
-		return nil, err
-	}
-	var recs []*results.Record
-	for i, data := range raw {
-		rec, err := results.Decode(fmt.Sprintf("%s record %d of run %s", url, i+1, runID), data)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		recs = append(recs, rec)
-	}
-	return recs, nil
+	return recs, err
 }

@@ -33,7 +33,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if info, err := os.Stat(o.out); err == nil && info.IsDir() {
 		return usagef("--out: %s is a directory; give a file (-o report.html)", o.out)
 	}
-	if err := checkOutFile("--out", o.out); err != nil {
+	if err := outputFile("--out", o.out); err != nil {
 		return err
 	}
 	var recs []*results.Record

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -84,7 +82,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	o.register(fs)
 	fs.StringVar(&o.runID, "run-id", "", "the `ID` of the run, naming its keys (lockbench:<run-id>:) and its record: 1-64 of A-Z a-z 0-9 . _ - (default: start time and a random suffix)")
 	fs.StringVar(&o.shard, "shard", "", "run shard `i/N` (1/3): this process's share of each cell's clients, or of the offered rate; needs --run-id, the same in every shard (see lockbench merge)")
-	fs.StringVar(&o.witness, "witness", "", "keep the oracle in a Redis of its own at `URL` (redis://host:port), never one under test: the shards of a run are checked together there, meet there before each cell and leave their records there for merge; password from $"+witnessPasswordEnv)
+	fs.StringVar(&o.witness, "witness", "", "keep the oracle in a Redis of its own at `URL` (redis://host:port), never one under test: the shards of a run are checked together there, meet there before each cell and leave their records there for merge; password from $"+runner.WitnessPasswordEnv)
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace a record of the same run id already at --out (default: refuse, before the run)")
 	fs.DurationVar(&o.shardWait, "shard-wait", runner.DefaultShardWait, "how long a shard waits at the witness for the others before the first cell (later cells: at most 30s); then it starts without them")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write this process's CPU profile over the run to `FILE`, for go tool pprof")
@@ -109,10 +107,6 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	return o, p, false, err
 }
 
-// witnessPasswordEnv is the environment variable the witness's password is
-// read from.
-const witnessPasswordEnv = "LOCKBENCH_WITNESS_PASSWORD"
-
 // witnessAt parses --witness: nil without one.
 func (o runOptions) witnessAt() (*topologies.Endpoint, error) {
 	if o.shardWait <= 0 {
@@ -125,19 +119,12 @@ func (o runOptions) witnessAt() (*topologies.Endpoint, error) {
 	return &ep, err
 }
 
-// parseWitness parses a --witness URL; its password comes from
-// $LOCKBENCH_WITNESS_PASSWORD.
+// parseWitness parses a --witness URL; its errors are bad input.
 func parseWitness(raw string) (topologies.Endpoint, error) {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			return topologies.Endpoint{}, usagef("--witness: a password in the URL would show in the process list: give it in $%s", witnessPasswordEnv)
-		}
-	}
-	ep, err := topologies.ParseTarget(raw, false)
+	ep, err := runner.ParseWitness(raw)
 	if err != nil {
 		return ep, usagef("--witness: %w", err)
 	}
-	ep.Password = os.Getenv(witnessPasswordEnv)
 	return ep, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lockbench/lockbench/outputs"
 	"github.com/lockbench/lockbench/results"
 )
 
@@ -64,7 +65,7 @@ func deliver(rec *results.Record, to deliverable, render func() error, stderr io
 		errs = append(errs, fmt.Errorf("--report: %w", err))
 	}
 	if to.hlog != "" {
-		err := mkdirOne(to.hlog)
+		err := outputs.MkdirOne(to.hlog)
 		var paths []string
 		if err == nil {
 			paths, err = results.WriteIntervalLogs(to.hlog, rec)
