@@ -5,5 +5,6 @@
 // parent that exists, the default record directory (results/runs/) must
 // exist or be creatable, and a record of the same run must not be
 // replaced unnoticed. Every error names the flag and says why; all of
-// them are bad input.
+// them are bad input. After the load, SaveRecord saves a record where it
+// was asked for, else in a fallback file, and says where it went.
 package outputs

@@ -47,16 +47,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 		recs = append(recs, rec)
 	}
-	if err := writeReport(o.out, o.title, recs); err != nil {
+	if err := report.WriteFile(o.out, recs, report.Options{Title: o.title}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report of %d record(s) written to %s\n", len(recs), o.out)
 	return nil
-}
-
-// writeReport writes the HTML report of recs to path atomically.
-func writeReport(path, title string, recs []*results.Record) error {
-	return report.WriteFile(path, recs, report.Options{Title: title})
 }
 
 // writeRunReport writes the HTML report of a run's or sweep's record when
@@ -65,7 +60,7 @@ func writeRunReport(path string, rec *results.Record, stderr io.Writer) error {
 	if path == "" {
 		return nil
 	}
-	if err := writeReport(path, "", []*results.Record{rec}); err != nil {
+	if err := report.WriteFile(path, []*results.Record{rec}, report.Options{}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "lockbench: report written to %s\n", path)

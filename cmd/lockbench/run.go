@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
@@ -128,14 +127,13 @@ func parseWitness(raw string) (topologies.Endpoint, error) {
 	return ep, nil
 }
 
-// runIDPattern is what --run-id accepts: it names keys and a file.
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
 // sharding checks --run-id and --shard against the plan p and returns the
 // shard, nil for the whole load.
 func (o runOptions) sharding(p plan.Plan) (*workloads.Shard, error) {
-	if o.runID != "" && !runIDPattern.MatchString(o.runID) {
-		return nil, usagef("--run-id: %q is not a run id (1 to 64 of A-Z a-z 0-9 . _ -)", o.runID)
+	if o.runID != "" {
+		if err := runner.CheckRunID(o.runID); err != nil {
+			return nil, usagef("--run-id: %w", err)
+		}
 	}
 	if o.shard == "" {
 		return nil, nil
@@ -147,13 +145,8 @@ func (o runOptions) sharding(p plan.Plan) (*workloads.Shard, error) {
 	if o.runID == "" {
 		return nil, usagef("--shard: needs --run-id ID, the same for every shard, so that the shards share keys and one run id")
 	}
-	for _, n := range p.Clients {
-		if shard.Clients(n) == 0 {
-			return nil, usagef("--shard %s gets no client of --clients %d (give at least %d clients)", shard, n, shard.Count)
-		}
-	}
-	if ops := p.Workload.Ops; ops > 0 && shard.Ops(ops) == 0 {
-		return nil, usagef("--shard %s gets no acquisition of --ops %d (give at least %d)", shard, ops, shard.Count)
+	if err := plan.CheckShard(p, shard); err != nil {
+		return nil, usageError{err}
 	}
 	return &shard, nil
 }

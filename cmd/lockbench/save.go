@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/lockbench/lockbench/outputs"
@@ -18,42 +17,23 @@ type deliverable struct {
 	hlog   string // --hlog: interval logs, "" for none
 }
 
-// savedRecord says where a run's record went.
-type savedRecord struct {
-	path     string // where it is; "" when nowhere
-	wanted   string // where it was to go
-	writeErr error  // why it is not at wanted
-}
-
-// String says where the record is, for the end of a sentence.
-func (s savedRecord) String() string {
-	switch {
-	case s.writeErr == nil:
-		return "saved in " + s.path
-	case s.path != "":
-		return fmt.Sprintf("saved in %s (writing %s failed: %v)", s.path, s.wanted, s.writeErr)
-	default:
-		return fmt.Sprintf("printed above as JSON on stderr (writing %s failed: %v, and so did a file in %s)", s.wanted, s.writeErr, os.TempDir())
-	}
-}
-
 // deliver prints the record with render, then saves it, then writes the
 // report and interval logs: the table comes first, and a record whose
 // file cannot be written (a full disk, a directory removed during the
 // run) goes to a fallback file in os.TempDir(), or as a last resort to
 // stderr as JSON. Nothing measured is lost. Each write that fails is said
 // on stderr; the error returned names them all, with the fallback.
-func deliver(rec *results.Record, to deliverable, render func() error, stderr io.Writer) (savedRecord, error) {
+func deliver(rec *results.Record, to deliverable, render func() error, stderr io.Writer) (outputs.Saved, error) {
 	var errs []error
 	if err := render(); err != nil {
 		fmt.Fprintln(stderr, "lockbench: printing the results failed: "+err.Error())
 		errs = append(errs, fmt.Errorf("print the results: %w", err))
 	}
-	saved := saveRecord(rec, to.record)
+	saved := outputs.SaveRecord(rec, to.record)
 	switch {
-	case saved.writeErr == nil:
-		fmt.Fprintf(stderr, "lockbench: record saved to %s\n", saved.path)
-	case saved.path == "":
+	case saved.Err == nil:
+		fmt.Fprintf(stderr, "lockbench: record saved to %s\n", saved.Path)
+	case saved.Path == "":
 		fmt.Fprintln(stderr, "lockbench: the record could not be written anywhere; here it is:")
 		_ = results.Render(stderr, rec, "json")
 		errs = append(errs, fmt.Errorf("--out: the record is %s", saved))
@@ -78,34 +58,6 @@ func deliver(rec *results.Record, to deliverable, render func() error, stderr io
 		}
 	}
 	return saved, errors.Join(errs...)
-}
-
-// saveRecord saves rec to path, else to a new file in os.TempDir().
-func saveRecord(rec *results.Record, path string) savedRecord {
-	err := results.Save(rec, path)
-	if err == nil {
-		return savedRecord{path: path, wanted: path}
-	}
-	fallback, ferr := saveFallback(rec)
-	if ferr != nil {
-		fallback = ""
-	}
-	return savedRecord{path: fallback, wanted: path, writeErr: err}
-}
-
-// saveFallback saves rec to a new file lockbench-<run-id>-*.json in
-// os.TempDir() and returns its path.
-func saveFallback(rec *results.Record) (string, error) {
-	f, err := os.CreateTemp("", "lockbench-"+rec.RunID+"-*.json")
-	if err != nil {
-		return "", err
-	}
-	f.Close()
-	if err := results.Save(rec, f.Name()); err != nil {
-		_ = os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
 }
 
 // measuredAny reports whether a cell of rec measured anything: a record
