@@ -11,7 +11,7 @@ import (
 
 	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -86,7 +86,7 @@ func BenchmarkOpenLoopCycle(b *testing.B) {
 				var acquisitions int64
 				before := readUsage()
 				for b.Loop() {
-					out, err := workloads.Run(b.Context(), spec, newLock, metrics.NewOracle(cycleClients, 1), nil)
+					out, err := workloads.Run(b.Context(), spec, newLock, oracle.New(cycleClients, 1), nil)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -161,7 +161,7 @@ func benchHarness(b *testing.B, variant string, conn clients.Client, prefix stri
 	newLock := cycleLocks(variant, conn, prefix)
 	before := readUsage()
 	b.ResetTimer()
-	out, err := workloads.Run(b.Context(), spec, newLock, metrics.NewOracle(cycleClients, 1), nil)
+	out, err := workloads.Run(b.Context(), spec, newLock, oracle.New(cycleClients, 1), nil)
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)
