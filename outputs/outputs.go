@@ -11,10 +11,43 @@ import (
 	"github.com/lockbench/lockbench/results"
 )
 
-// CheckFile checks that the file path, given with flag, can be
-// written: it is no directory, and its directory exists and takes a new
-// file.
-func CheckFile(flag, path string) error {
+// ErrUnwritable is wrapped by the error of every check: the path cannot
+// be written (or would replace a record). The message alone names the
+// flag and says why.
+var ErrUnwritable = errors.New("outputs: cannot be written")
+
+// unwritable is a check's error, wrapping ErrUnwritable.
+type unwritable struct{ error }
+
+func (e unwritable) Unwrap() []error { return []error{ErrUnwritable, e.error} }
+
+// checked is err as a check's error; nil for none.
+func checked(err error) error {
+	if err == nil {
+		return nil
+	}
+	return unwritable{err}
+}
+
+// CheckFile checks that the file path, given with flag, can be written:
+// it is no directory, and its directory exists and takes a new file.
+func CheckFile(flag, path string) error { return checked(checkFile(flag, path)) }
+
+// CheckDir checks a directory lockbench writes into and creates when
+// missing (--hlog): it exists and takes new files, or its parent does.
+func CheckDir(flag, dir string) error { return checked(checkDir(flag, dir)) }
+
+// CheckDefaultDir checks that results/runs exists and takes new files, or
+// that it can be created in the nearest directory that exists.
+func CheckDefaultDir() error { return checked(checkDefaultDir()) }
+
+// CheckNoRecordOf refuses a path that already holds a record of run runID
+// (of any schema): a second run of one id would silently replace the
+// first's measurements.
+func CheckNoRecordOf(path, runID string) error { return checked(checkNoRecordOf(path, runID)) }
+
+// checkFile is CheckFile before its error is wrapped.
+func checkFile(flag, path string) error {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		return fmt.Errorf("%s: %s is a directory; give a file", flag, path)
 	}
@@ -24,9 +57,8 @@ func CheckFile(flag, path string) error {
 	return nil
 }
 
-// CheckDir checks the directory of --hlog: it exists and takes new
-// files, or its parent does and lockbench creates it there.
-func CheckDir(flag, dir string) error {
+// checkDir is CheckDir before its error is wrapped.
+func checkDir(flag, dir string) error {
 	info, err := os.Stat(dir)
 	switch {
 	case err == nil && !info.IsDir():
@@ -45,9 +77,8 @@ func CheckDir(flag, dir string) error {
 	return nil
 }
 
-// CheckDefaultDir checks that results/runs exists and takes new files, or
-// that it can be created in the nearest directory that exists.
-func CheckDefaultDir() error {
+// checkDefaultDir is CheckDefaultDir before its error is wrapped.
+func checkDefaultDir() error {
 	dir := results.DefaultDir
 	for {
 		info, err := os.Stat(dir)
@@ -95,10 +126,8 @@ func writableDir(dir string) error {
 	return os.Remove(probe.Name())
 }
 
-// CheckNoRecordOf refuses a path that already holds a
-// record of run runID (of any schema): a second run of one id would
-// silently replace the first's measurements.
-func CheckNoRecordOf(path, runID string) error {
+// checkNoRecordOf is CheckNoRecordOf before its error is wrapped.
+func checkNoRecordOf(path, runID string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil // nothing there (or unreadable, which the check of the directory reports)

@@ -1,6 +1,7 @@
 package outputs_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,8 +36,8 @@ func TestChecks(t *testing.T) {
 			switch {
 			case tc.want == "" && tc.err != nil:
 				t.Errorf("%v; want none", tc.err)
-			case tc.want != "" && (tc.err == nil || !strings.Contains(tc.err.Error(), tc.want)):
-				t.Errorf("%v; want an error saying %q", tc.err, tc.want)
+			case tc.want != "" && (!errors.Is(tc.err, outputs.ErrUnwritable) || !strings.Contains(tc.err.Error(), tc.want)):
+				t.Errorf("%v; want an error wrapping ErrUnwritable saying %q", tc.err, tc.want)
 			}
 		})
 	}

@@ -13,8 +13,10 @@ import (
 	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/outputs"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/runner"
+	"github.com/lockbench/lockbench/soak"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/witness"
 )
@@ -172,7 +174,7 @@ func exitStatus(err error, stderr io.Writer) int {
 	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) ||
 		errors.Is(err, faults.ErrBadFault) || errors.Is(err, witness.ErrSameServer) || errors.Is(err, witness.ErrPlanMismatch) ||
 		errors.Is(err, witness.ErrArrivedTwice) || errors.Is(err, calibrate.ErrBadOptions) ||
-		errors.Is(err, plan.ErrMemory) {
+		errors.Is(err, plan.ErrMemory) || errors.Is(err, outputs.ErrUnwritable) || errors.Is(err, soak.ErrBadOptions) {
 		return exitUsage
 	}
 	return exitRunFailed

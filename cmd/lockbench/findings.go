@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/lockbench/lockbench/outputs"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
@@ -28,7 +29,7 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usagef("--scenarios: %w", err)
 		}
 	}
-	if err := outputFile("--out", *out); err != nil { // before the scenarios run
+	if err := outputs.CheckFile("--out", *out); err != nil { // before the scenarios run
 		return err
 	}
 	findings, err := runner.Findings(ctx, *only, func(s plan.Scenario) {

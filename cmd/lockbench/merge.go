@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/lockbench/lockbench/outputs"
 	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 )
@@ -36,7 +37,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if info, err := os.Stat(*out); err == nil && info.IsDir() {
 		return usagef("--out: %s is a directory; give a file (-o merged.json)", *out)
 	}
-	if err := outputFile("--out", *out); err != nil {
+	if err := outputs.CheckFile("--out", *out); err != nil {
 		return err
 	}
 	if err := results.CheckFormat(*format); err != nil {

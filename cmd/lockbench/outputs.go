@@ -34,26 +34,26 @@ func (o *runOptions) preflight(p plan.Plan) error {
 	if o.overwrite {
 		return nil
 	}
-	return usageOf(outputs.CheckNoRecordOf(recordPath(o.out, o.runID, shard), o.runID))
+	return outputs.CheckNoRecordOf(recordPath(o.out, o.runID, shard), o.runID)
 }
 
 // checkOutputs checks --out (or the default results/runs/), --report and
 // --hlog before any load.
 func (o runOptions) checkOutputs() error {
-	check := func() error { return usageOf(outputs.CheckDefaultDir()) }
+	check := outputs.CheckDefaultDir
 	if o.out != "" {
-		check = func() error { return outputFile("--out", o.out) }
+		check = func() error { return outputs.CheckFile("--out", o.out) }
 	}
 	if err := check(); err != nil {
 		return err
 	}
 	if o.report != "" {
-		if err := outputFile("--report", o.report); err != nil {
+		if err := outputs.CheckFile("--report", o.report); err != nil {
 			return err
 		}
 	}
 	if o.hlog != "" {
-		return usageOf(outputs.CheckDir("--hlog", o.hlog))
+		return outputs.CheckDir("--hlog", o.hlog)
 	}
 	return nil
 }
@@ -69,16 +69,4 @@ func recordPath(out, runID string, shard *workloads.Shard) string {
 	default:
 		return results.DefaultPath(runID)
 	}
-}
-
-// outputFile checks, before any load, that the file path given with flag
-// can be written; its error is bad input.
-func outputFile(flag, path string) error { return usageOf(outputs.CheckFile(flag, path)) }
-
-// usageOf is err as bad input; nil for none.
-func usageOf(err error) error {
-	if err == nil {
-		return nil
-	}
-	return usageError{err}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/lockbench/lockbench/outputs"
 	"github.com/lockbench/lockbench/report"
 	"github.com/lockbench/lockbench/results"
 )
@@ -33,7 +34,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if info, err := os.Stat(o.out); err == nil && info.IsDir() {
 		return usagef("--out: %s is a directory; give a file (-o report.html)", o.out)
 	}
-	if err := outputFile("--out", o.out); err != nil {
+	if err := outputs.CheckFile("--out", o.out); err != nil {
 		return err
 	}
 	var recs []*results.Record

@@ -31,8 +31,8 @@ func runSoak(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 // soakError is the error of soak.Run as the CLI returns it: interrupted,
-// thresholds failed when the process did not stay flat, bad input, or the
-// runs failed (exit 3).
+// thresholds failed when the process did not stay flat, else as it is
+// (soak.ErrBadOptions: exit 2; the runs failed: exit 3).
 func soakError(ctx context.Context, err error) error {
 	switch {
 	case err == nil:
@@ -41,8 +41,6 @@ func soakError(ctx context.Context, err error) error {
 		return errInterrupted
 	case errors.Is(err, soak.ErrNotFlat):
 		return thresholdsFailed{err}
-	case errors.Is(err, soak.ErrBadOptions):
-		return usageError{err}
 	}
 	return err
 }
