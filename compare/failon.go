@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // ErrBadRule is wrapped by every error about a rule's text.
@@ -34,14 +34,14 @@ const ruleExamples = "want METRIC:+N% or METRIC:-N% (significantly worse by more
 type Rule struct {
 	// Text is the rule as written.
 	Text string
-	// Metric is the figure it reads, a results.LookupFigure name.
+	// Metric is the figure it reads, a record.LookupFigure name.
 	Metric string
 
-	figure results.Figure
+	figure record.Figure
 	// percent is a relative rule's N/100; condition an absolute rule's
 	// threshold (Text empty for a relative rule).
 	percent   float64
-	condition results.Threshold
+	condition record.Threshold
 }
 
 // Relative reports whether the rule is a relative (percent) one.
@@ -57,7 +57,7 @@ func ParseRule(text string) (Rule, error) {
 	if !found || name == "" || cond == "" {
 		return bad("%s", ruleExamples)
 	}
-	fig, err := results.LookupFigure(name)
+	fig, err := record.LookupFigure(name)
 	if err != nil {
 		return Rule{}, fmt.Errorf("%w %q: %w", ErrBadRule, text, err)
 	}
@@ -87,7 +87,7 @@ func ParseRule(text string) (Rule, error) {
 	if !strings.ContainsAny(cond[:1], "<>=!") {
 		return bad("%s", ruleExamples)
 	}
-	if r.condition, err = results.ParseThreshold(name + cond); err != nil {
+	if r.condition, err = record.ParseThreshold(name + cond); err != nil {
 		_, detail, _ := strings.Cut(err.Error(), `": `) // after the threshold's own text
 		return bad("%s", detail)
 	}

@@ -12,7 +12,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/lockbench/lockbench/metrics"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 )
 
 // stepsPerDecade is how many points the spectrum takes per decade of
@@ -20,15 +21,15 @@ import (
 const stepsPerDecade = 20
 
 // label names a charted cell: its variant and client count.
-func label(c *results.Cell) string {
+func label(c *record.Cell) string {
 	return fmt.Sprintf("%s ×%d", c.Variant, c.Clients)
 }
 
 // charted are the cells a record's charts show: the first repetition of
 // each cell that ran without error.
-func charted(rec *results.Record) []*results.Cell {
-	var cells []*results.Cell
-	for _, g := range results.Groups(rec) {
+func charted(rec *record.Record) []*record.Cell {
+	var cells []*record.Cell
+	for _, g := range record.Groups(rec) {
 		for _, c := range g.Cells {
 			if c.Error == "" {
 				cells = append(cells, c)
@@ -71,7 +72,7 @@ func spectrum(encoded string) (plotter.XYs, error) {
 // corrected (from the intended start) solid, raw (from the actual start)
 // dashed where the two differ. Lines whose p99 is far from the others'
 // get a panel of their own scale.
-func spectrumChart(cells []*results.Cell) (template.HTML, error) {
+func spectrumChart(cells []*record.Cell) (template.HTML, error) {
 	const title = "acquire latency by percentile"
 	var lines []line
 	for i, c := range cells {
@@ -79,7 +80,7 @@ func spectrumChart(cells []*results.Cell) (template.HTML, error) {
 		if err != nil {
 			return "", fmt.Errorf("report: %s: %w", label(c), err)
 		}
-		lines = append(lines, line{name: label(c), points: corrected, color: i, control: c.Variant == results.ControlVariant})
+		lines = append(lines, line{name: label(c), points: corrected, color: i, control: c.Variant == render.ControlVariant})
 		if c.Histograms.AcquireRaw == c.Histograms.Acquire {
 			continue
 		}
@@ -87,7 +88,7 @@ func spectrumChart(cells []*results.Cell) (template.HTML, error) {
 		if err != nil {
 			return "", fmt.Errorf("report: %s raw: %w", label(c), err)
 		}
-		lines = append(lines, line{name: label(c) + " raw", points: raw, dashed: true, color: i, control: c.Variant == results.ControlVariant})
+		lines = append(lines, line{name: label(c) + " raw", points: raw, dashed: true, color: i, control: c.Variant == render.ControlVariant})
 	}
 	ps, err := panels(title, lines, atP99, func(t string, _ bool) *plot.Plot {
 		p := newPlot(t, "percentile", "acquire latency (ms)")
@@ -122,9 +123,9 @@ func atP99(points plotter.XYs) float64 {
 // seriesChart draws one figure of every cell's per-second series, with
 // the cells' fault events; lines a control or an outlier would flatten
 // get panels of their own scale.
-func seriesChart(title, y string, cells []*results.Cell, value func(s results.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
+func seriesChart(title, y string, cells []*record.Cell, value func(s record.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
 	var lines []line
-	var events []results.Event
+	var events []record.Event
 	for i, c := range cells {
 		var xys plotter.XYs
 		for _, s := range c.Series {
@@ -132,7 +133,7 @@ func seriesChart(title, y string, cells []*results.Cell, value func(s results.Se
 				xys = append(xys, plotter.XY{X: float64(s.T) + 0.5, Y: v})
 			}
 		}
-		lines = append(lines, line{name: label(c), points: xys, color: i, control: c.Variant == results.ControlVariant})
+		lines = append(lines, line{name: label(c), points: xys, color: i, control: c.Variant == render.ControlVariant})
 		events = append(events, c.Faults...)
 	}
 	events = dedupEvents(events)
@@ -161,8 +162,8 @@ func seriesChart(title, y string, cells []*results.Cell, value func(s results.Se
 
 // dedupEvents keeps one of the events the cells share (the same action on
 // the same node within a tenth of a second), sorted by time.
-func dedupEvents(events []results.Event) []results.Event {
-	slices.SortStableFunc(events, func(a, b results.Event) int {
+func dedupEvents(events []record.Event) []record.Event {
+	slices.SortStableFunc(events, func(a, b record.Event) int {
 		switch {
 		case a.AtS < b.AtS:
 			return -1
@@ -171,9 +172,9 @@ func dedupEvents(events []results.Event) []results.Event {
 		}
 		return 0
 	})
-	var out []results.Event
+	var out []record.Event
 	for _, e := range events {
-		if slices.ContainsFunc(out, func(o results.Event) bool {
+		if slices.ContainsFunc(out, func(o record.Event) bool {
 			return o.Action == e.Action && o.Node == e.Node && math.Abs(o.AtS-e.AtS) < 0.1
 		}) {
 			continue
@@ -185,7 +186,7 @@ func dedupEvents(events []results.Event) []results.Event {
 
 // fairnessChart draws the acquisitions of each client of c as bars, in
 // client order; "" when the record has no per-client counts.
-func fairnessChart(c *results.Cell) (template.HTML, error) {
+func fairnessChart(c *record.Cell) (template.HTML, error) {
 	counts := c.Fairness.PerClient
 	if len(counts) == 0 {
 		return "", nil
@@ -226,7 +227,7 @@ func (t clientTicks) Ticks(_, _ float64) []plot.Tick {
 
 // sweepChart draws one variant's sweep: measured throughput at each step
 // and, for a clients sweep with a fit, the USL curve over the range.
-func sweepChart(s *results.Sweep, v *results.SweepVariant) (template.HTML, error) {
+func sweepChart(s *record.Sweep, v *record.SweepVariant) (template.HTML, error) {
 	x := "clients"
 	if s.By == "rate" {
 		x = "offered acquisitions/s"

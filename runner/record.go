@@ -10,7 +10,7 @@ import (
 	"github.com/lockbench/lockbench/linearize"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -22,14 +22,14 @@ import (
 
 // configOf is the plan as the record echoes it, its topology's passwords
 // masked: field for field the plan's JSON.
-func configOf(p plan.Plan) results.Config {
+func configOf(p plan.Plan) record.Config {
 	topo := p.Topology.Redacted()
 	w := p.Workload
-	c := results.Config{
+	c := record.Config{
 		Variants: p.Variants, Clients: p.Clients, Client: p.Client,
-		Topology: results.TopologySpec{Name: topo.Name, Targets: topo.Targets, Cluster: topo.Cluster, Sentinels: topo.Sentinels,
+		Topology: record.TopologySpec{Name: topo.Name, Targets: topo.Targets, Cluster: topo.Cluster, Sentinels: topo.Sentinels,
 			MasterName: topo.MasterName, TLSCA: topo.TLSCA, TLSInsecure: topo.TLSInsecure},
-		Workload: results.Workload{Clients: w.Clients, Keys: w.Keys, KeyPerClient: w.KeyPerClient, Hold: w.Hold.String(), Think: w.Think.String(),
+		Workload: record.Workload{Clients: w.Clients, Keys: w.Keys, KeyPerClient: w.KeyPerClient, Hold: w.Hold.String(), Think: w.Think.String(),
 			Duration: w.Duration, Ops: w.Ops, Warmup: w.Warmup, Rate: w.Rate, Arrivals: w.Arrivals},
 		TTL: p.TTL, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit,
 		ClientGroups: p.ClientGroups, Scenario: p.Scenario, Repeat: p.Repeat, Fence: p.Fence, WaitStrict: p.WaitStrict, AllowDestructive: p.AllowDestructive,
@@ -47,35 +47,35 @@ func configOf(p plan.Plan) results.Config {
 		c.Workload.Stages = append(c.Workload.Stages, st.String())
 	}
 	for _, f := range p.Faults {
-		c.Faults = append(c.Faults, results.Fault{At: f.At, Kind: string(f.Kind), Node: f.Node, For: f.For, Delay: f.Delay,
+		c.Faults = append(c.Faults, record.Fault{At: f.At, Kind: string(f.Kind), Node: f.Node, For: f.For, Delay: f.Delay,
 			Step: f.Step, Fraction: f.Fraction, Count: f.Count, Latency: f.Latency, Jitter: f.Jitter, Jump: f.Jump, Sides: f.Sides})
 	}
 	return c
 }
 
 // nodesOf are the topology's nodes as the record names them.
-func nodesOf(nodes []topologies.Node) []results.Node {
-	out := make([]results.Node, 0, len(nodes))
+func nodesOf(nodes []topologies.Node) []record.Node {
+	out := make([]record.Node, 0, len(nodes))
 	for _, n := range nodes {
-		out = append(out, results.Node{Name: n.Name, Role: string(n.Role),
-			Endpoint: results.Endpoint{Addr: n.Endpoint.Addr, Username: n.Endpoint.Username, DB: n.Endpoint.DB}})
+		out = append(out, record.Node{Name: n.Name, Role: string(n.Role),
+			Endpoint: record.Endpoint{Addr: n.Endpoint.Addr, Username: n.Endpoint.Username, DB: n.Endpoint.DB}})
 	}
 	return out
 }
 
 // shardOf is the record's shard of a sharded run; nil for none.
-func shardOf(s *workloads.Shard) *results.ShardInfo {
+func shardOf(s *workloads.Shard) *record.ShardInfo {
 	if s == nil {
 		return nil
 	}
-	return &results.ShardInfo{Index: s.Index, Count: s.Count}
+	return &record.ShardInfo{Index: s.Index, Count: s.Count}
 }
 
 // eventsOf are fault events as the record keeps them.
-func eventsOf(events []faults.Event) []results.Event {
-	var out []results.Event
+func eventsOf(events []faults.Event) []record.Event {
+	var out []record.Event
 	for _, e := range events {
-		out = append(out, results.Event(e))
+		out = append(out, record.Event(e))
 	}
 	return out
 }
@@ -91,16 +91,16 @@ func fencing(variant string) bool {
 // keeps it: figures and quantiles, counts, and the measured phase's
 // histograms encoded. The cell's names (variant, client, clients ...),
 // its fault events and its server cost are left to the caller.
-func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, error) {
+func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (record.Cell, error) {
 	m := out.Measured
-	c := results.Cell{
+	c := record.Cell{
 		ElapsedS:            out.Elapsed.Seconds(),
 		Acquisitions:        m.Acquisitions,
-		AcquireLatencyUS:    results.LatencyOf(m.Acquire),
-		AcquireLatencyRawUS: results.LatencyOf(m.AcquireRaw),
-		ReleaseLatencyUS:    results.LatencyOf(m.Release),
-		HoldTimeUS:          results.LatencyOf(m.Hold),
-		HandoffLatencyUS:    results.LatencyOf(out.Handoff),
+		AcquireLatencyUS:    record.LatencyOf(m.Acquire),
+		AcquireLatencyRawUS: record.LatencyOf(m.AcquireRaw),
+		ReleaseLatencyUS:    record.LatencyOf(m.Release),
+		HoldTimeUS:          record.LatencyOf(m.Hold),
+		HandoffLatencyUS:    record.LatencyOf(out.Handoff),
 		Dropped:             m.Dropped,
 		Attempts:            m.Attempts,
 		FailedAttempts:      m.FailedAttempts,
@@ -109,9 +109,9 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, 
 		Commands:            m.Commands,
 		Counters:            m.Notes,
 		ErrorsByKind:        errorsByKind(m.ErrorsByKind),
-		Fairness:            results.FairnessOf(m.Fairness.PerClient),
+		Fairness:            record.FairnessOf(m.Fairness.PerClient),
 		Interrupted:         out.Interrupted,
-		Violations: results.Violations{
+		Violations: record.Violations{
 			Overlaps:             oracle.Overlaps,
 			MaxOccupancy:         oracle.MaxOccupancy,
 			TimeOverLimitMS:      float64(oracle.TimeOverLimit) / float64(time.Millisecond),
@@ -125,16 +125,16 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, 
 			LongestUnavailableMS: float64(oracle.LongestUnavailable) / float64(time.Millisecond),
 			Crashed:              m.Crashed + out.Warmup.Crashed,
 		},
-		Warmup: results.Warmup{Acquisitions: out.Warmup.Acquisitions, Errors: out.Warmup.Errors, Timeouts: out.Warmup.Timeouts},
+		Warmup: record.Warmup{Acquisitions: out.Warmup.Acquisitions, Errors: out.Warmup.Errors, Timeouts: out.Warmup.Timeouts},
 	}
 	if m.Series != nil {
-		c.Series = make([]results.Second, len(m.Series))
+		c.Series = make([]record.Second, len(m.Series))
 		for i, s := range m.Series {
-			c.Series[i] = results.Second(s)
+			c.Series[i] = record.Second(s)
 		}
 	}
 	if out.Offered > 0 {
-		c.LatenessUS = results.LatencyOf(m.Lateness)
+		c.LatenessUS = record.LatencyOf(m.Lateness)
 	}
 	if elapsed := out.Elapsed.Seconds(); elapsed > 0 {
 		c.ThroughputPerS = float64(m.Acquisitions) / elapsed
@@ -166,15 +166,15 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, 
 
 // marginsOf puts the margins m (nil for none) into c, their histograms
 // encoded.
-func marginsOf(c *results.Cell, m *metrics.MarginSummary) error {
+func marginsOf(c *record.Cell, m *metrics.MarginSummary) error {
 	if m == nil {
 		return nil
 	}
-	c.Margins = &results.Margins{
+	c.Margins = &record.Margins{
 		TTLMS:          float64(m.TTL) / float64(time.Millisecond),
-		ValidityLeftUS: results.LatencyOf(m.ValidityLeft), ExpiredAtAcquire: m.ExpiredAtAcquire,
-		Holds: m.Holds, LateHolds: m.LateHolds, LateUS: results.LatencyOf(m.Late),
-		Notices: m.Notices, LateNotices: m.LateNotices, LossNoticeUS: results.LatencyOf(m.LossNotice),
+		ValidityLeftUS: record.LatencyOf(m.ValidityLeft), ExpiredAtAcquire: m.ExpiredAtAcquire,
+		Holds: m.Holds, LateHolds: m.LateHolds, LateUS: record.LatencyOf(m.Late),
+		Notices: m.Notices, LateNotices: m.LateNotices, LossNoticeUS: record.LatencyOf(m.LossNotice),
 	}
 	for _, h := range []struct {
 		dst  *string
@@ -195,11 +195,11 @@ func marginsOf(c *results.Cell, m *metrics.MarginSummary) error {
 
 // historyCheckOf is porcupine's verdict on a history as the record keeps
 // it.
-func historyCheckOf(res *linearize.Result) *results.HistoryCheck {
-	c := &results.HistoryCheck{Verdict: string(res.Verdict), View: res.View, FailingKeys: res.FailingKeys,
+func historyCheckOf(res *linearize.Result) *record.HistoryCheck {
+	c := &record.HistoryCheck{Verdict: string(res.Verdict), View: res.View, FailingKeys: res.FailingKeys,
 		FailingSegments: res.FailingSegments, ElapsedMS: float64(res.Elapsed) / float64(time.Millisecond)}
 	if w := res.Window; w != nil {
-		c.Window = &results.HistoryWindow{Key: w.Key, Leases: w.Leases, Processes: w.Processes, FromNS: w.From, ToNS: w.To}
+		c.Window = &record.HistoryWindow{Key: w.Key, Leases: w.Leases, Processes: w.Processes, FromNS: w.From, ToNS: w.To}
 		for _, op := range w.Ops {
 			c.Window.Ops = append(c.Window.Ops, op.String())
 		}
@@ -209,23 +209,23 @@ func historyCheckOf(res *linearize.Result) *results.HistoryCheck {
 
 // errorsByKind are a phase's errors by kind as the record keeps them; nil
 // without errors.
-func errorsByKind(byKind map[string]metrics.ErrorCount) map[string]results.ErrorCount {
+func errorsByKind(byKind map[string]metrics.ErrorCount) map[string]record.ErrorCount {
 	if len(byKind) == 0 {
 		return nil
 	}
-	out := make(map[string]results.ErrorCount, len(byKind))
+	out := make(map[string]record.ErrorCount, len(byKind))
 	for kind, c := range byKind {
-		out[kind] = results.ErrorCount(c)
+		out[kind] = record.ErrorCount(c)
 	}
 	return out
 }
 
 // newServerCost is what the servers' counters say a cell cost them,
 // related to the acquisitions that caused it.
-func newServerCost(cost metrics.ServerCost, acquisitions int64) *results.ServerCost {
-	s := &results.ServerCost{Commands: cost.Commands, ByCommand: cost.ByCommand, Housekeeping: cost.Housekeeping, CPUSeconds: cost.CPUSeconds}
+func newServerCost(cost metrics.ServerCost, acquisitions int64) *record.ServerCost {
+	s := &record.ServerCost{Commands: cost.Commands, ByCommand: cost.ByCommand, Housekeeping: cost.Housekeeping, CPUSeconds: cost.CPUSeconds}
 	for _, n := range cost.Nodes {
-		s.Nodes = append(s.Nodes, results.NodeCost(n))
+		s.Nodes = append(s.Nodes, record.NodeCost(n))
 	}
 	s.Relate(acquisitions)
 	return s

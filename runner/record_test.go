@@ -12,7 +12,8 @@ import (
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -84,7 +85,7 @@ func unset(v reflect.Value, path string) []string {
 func TestConfigOfEchoesThePlan(t *testing.T) {
 	full := fullPlan(t)
 	if zero := unset(reflect.ValueOf(full), "Plan"); len(zero) > 0 {
-		t.Fatalf("the test's plan leaves %v unset: set them, and echo them in results.Config (configOf)", zero)
+		t.Fatalf("the test's plan leaves %v unset: set them, and echo them in record.Config (configOf)", zero)
 	}
 	for name, p := range map[string]plan.Plan{"full": full, "empty": {}, "defaults": (plan.Plan{}).WithDefaults()} {
 		redacted := p
@@ -102,7 +103,7 @@ func TestConfigOfEchoesThePlan(t *testing.T) {
 		}
 		dec := json.NewDecoder(bytes.NewReader(want))
 		dec.DisallowUnknownFields()
-		var c results.Config
+		var c record.Config
 		if err := dec.Decode(&c); err != nil || !reflect.DeepEqual(c, configOf(p)) {
 			t.Errorf("%s: the plan's JSON decodes as config %+v (%v), want %+v", name, c, err, configOf(p))
 		}
@@ -133,7 +134,7 @@ func TestConfigFaultsReadAsFaults(t *testing.T) {
 			t.Errorf("%q: the record writes %q, the faults package %q", specs[i], f.String(), p.Faults[i].String())
 		}
 	}
-	notes := strings.Join(results.Notes(&results.Record{Config: configOf(p)}), "\n")
+	notes := strings.Join(render.Notes(&record.Record{Config: configOf(p)}), "\n")
 	if !strings.Contains(notes, "fault at=5s pause node=master for=3s") {
 		t.Errorf("notes do not name the faults:\n%s", notes)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/metrics"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
 )
 
@@ -210,7 +210,7 @@ func (n *nodeMeter) observe(snap nodeSnapshot, start time.Time) {
 // acquisitions, nil when no node gave two snapshots, and a note of what
 // the figures leave out and why ("" when nothing). It waits at most
 // snapshotTimeout (and a second) for the first snapshots.
-func (m *serverMeter) finish(ctx context.Context, acquisitions int64) (*results.ServerCost, string) {
+func (m *serverMeter) finish(ctx context.Context, acquisitions int64) (*record.ServerCost, string) {
 	if m.stop == nil {
 		return nil, "the measured phase never started"
 	}

@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
 )
 
@@ -31,7 +32,7 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkOutFile("--out", *out); err != nil { // before the scenarios run
 		return err
 	}
-	var findings []results.Finding
+	var findings []render.Finding
 	for _, s := range plan.Scenarios {
 		if len(*only) > 0 && !slices.Contains(*only, s.Name) {
 			continue
@@ -48,15 +49,15 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if rec.Interrupted {
 			return fmt.Errorf("%w during scenario %s: %s not written", errInterrupted, s.Name, *out)
 		}
-		findings = append(findings, results.Finding{Name: s.Name, Tests: s.Tests, Source: s.Source, Predicts: s.Predicts,
+		findings = append(findings, render.Finding{Name: s.Name, Tests: s.Tests, Source: s.Source, Predicts: s.Predicts,
 			Command: "lockbench run --scenario " + s.Name, Expect: s.Expect, Record: rec})
 	}
 	var buf bytes.Buffer
-	if err := results.WriteFindings(&buf, findings); err != nil {
+	if err := render.WriteFindings(&buf, findings); err != nil {
 		return err
 	}
 	writeAgreement(&buf, findings)
-	if err := results.WriteAtomic(*out, buf.Bytes()); err != nil {
+	if err := record.WriteAtomic(*out, buf.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "findings of %d scenarios written to %s\n", len(findings), *out)
@@ -67,7 +68,7 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // histories against the oracle's overlaps, per scenario: they agree on a
 // cell when its critical sections are not linearizable exactly where the
 // oracle counted overlaps.
-func writeAgreement(w io.Writer, findings []results.Finding) {
+func writeAgreement(w io.Writer, findings []render.Finding) {
 	var b strings.Builder
 	var total agreement
 	for _, f := range findings {
@@ -101,7 +102,7 @@ type agreement struct {
 	unchecked, unknown, cut                    int
 }
 
-func (a *agreement) add(c results.Cell) {
+func (a *agreement) add(c record.Cell) {
 	a.cells++
 	overlapping := c.Violations.Overlaps > 0
 	if overlapping {
@@ -112,14 +113,14 @@ func (a *agreement) add(c results.Cell) {
 	case c.Error != "" || h == nil || h.Check == nil || h.Check.Error != "":
 		a.unchecked++
 		return
-	case h.Check.Verdict == results.VerdictUnknown:
+	case h.Check.Verdict == record.VerdictUnknown:
 		a.unknown++
 		return
 	}
 	if h.Cut {
 		a.cut++
 	}
-	notLinearizable := h.Check.Verdict == results.VerdictNotLinearizable
+	notLinearizable := h.Check.Verdict == record.VerdictNotLinearizable
 	if notLinearizable {
 		a.notLinearizable++
 	}

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -99,19 +99,19 @@ func checkOutDir(flag, dir string) error {
 // checkDefaultDir checks that results/runs exists and takes new files, or
 // that it can be created in the nearest directory that exists.
 func checkDefaultDir() error {
-	dir := results.DefaultDir
+	dir := record.DefaultDir
 	for {
 		info, err := os.Stat(dir)
 		if err == nil && info.IsDir() {
 			break
 		}
 		if err == nil || !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir {
-			return usagef("--out: cannot save the record in %s: %v; give --out FILE", results.DefaultDir, err)
+			return usagef("--out: cannot save the record in %s: %v; give --out FILE", record.DefaultDir, err)
 		}
 		dir = filepath.Dir(dir)
 	}
 	if err := writableDir(dir); err != nil {
-		return usagef("--out: cannot save the record in %s: %w; give --out FILE", results.DefaultDir, err)
+		return usagef("--out: cannot save the record in %s: %w; give --out FILE", record.DefaultDir, err)
 	}
 	return nil
 }
@@ -132,7 +132,7 @@ func writableDir(dir string) error {
 	info, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("directory %s does not exist (lockbench creates none but its own %s)", dir, results.DefaultDir)
+		return fmt.Errorf("directory %s does not exist (lockbench creates none but its own %s)", dir, record.DefaultDir)
 	case err != nil:
 		return err
 	case !info.IsDir():
@@ -153,9 +153,9 @@ func recordPath(out, runID string, shard *workloads.Shard) string {
 	case out != "":
 		return out
 	case shard != nil:
-		return results.DefaultPath(fmt.Sprintf("%s.shard-%d-of-%d", runID, shard.Index, shard.Count))
+		return record.DefaultPath(fmt.Sprintf("%s.shard-%d-of-%d", runID, shard.Index, shard.Count))
 	default:
-		return results.DefaultPath(runID)
+		return record.DefaultPath(runID)
 	}
 }
 

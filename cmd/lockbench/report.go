@@ -5,8 +5,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
-	"github.com/lockbench/lockbench/results"
 )
 
 // reportOptions are the flags of lockbench report.
@@ -36,12 +36,12 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutFile("--out", o.out); err != nil {
 		return err
 	}
-	var recs []*results.Record
+	var recs []*record.Record
 	for _, path := range fs.Args() {
 		if info, err := os.Stat(path); err == nil && info.IsDir() {
 			return usagef("report: %s is a directory; give record files (%s/*.json)", path, path)
 		}
-		rec, err := results.Load(path)
+		rec, err := record.Load(path)
 		if err != nil {
 			return usageError{err}
 		}
@@ -55,17 +55,17 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 }
 
 // writeReport writes the HTML report of recs to path atomically.
-func writeReport(path, title string, recs []*results.Record) error {
+func writeReport(path, title string, recs []*record.Record) error {
 	return report.WriteFile(path, recs, report.Options{Title: title})
 }
 
 // writeRunReport writes the HTML report of a run's or sweep's record when
 // --report asks for one.
-func writeRunReport(path string, rec *results.Record, stderr io.Writer) error {
+func writeRunReport(path string, rec *record.Record, stderr io.Writer) error {
 	if path == "" {
 		return nil
 	}
-	if err := writeReport(path, "", []*results.Record{rec}); err != nil {
+	if err := writeReport(path, "", []*record.Record{rec}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "lockbench: report written to %s\n", path)

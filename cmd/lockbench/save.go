@@ -7,7 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 )
 
 // deliverable is where the results of a run go besides stdout.
@@ -36,15 +37,15 @@ func (s savedRecord) String() string {
 	}
 }
 
-// deliver prints the record with render, then saves it, then writes the
+// deliver prints the record with show, then saves it, then writes the
 // report and interval logs: the table comes first, and a record whose
 // file cannot be written (a full disk, a directory removed during the
 // run) goes to a fallback file in os.TempDir(), or as a last resort to
 // stderr as JSON. Nothing measured is lost. Each write that fails is said
 // on stderr; the error returned names them all, with the fallback.
-func deliver(rec *results.Record, to deliverable, render func() error, stderr io.Writer) (savedRecord, error) {
+func deliver(rec *record.Record, to deliverable, show func() error, stderr io.Writer) (savedRecord, error) {
 	var errs []error
-	if err := render(); err != nil {
+	if err := show(); err != nil {
 		fmt.Fprintln(stderr, "lockbench: printing the results failed: "+err.Error())
 		errs = append(errs, fmt.Errorf("print the results: %w", err))
 	}
@@ -54,7 +55,7 @@ func deliver(rec *results.Record, to deliverable, render func() error, stderr io
 		fmt.Fprintf(stderr, "lockbench: record saved to %s\n", saved.path)
 	case saved.path == "":
 		fmt.Fprintln(stderr, "lockbench: the record could not be written anywhere; here it is:")
-		_ = results.Render(stderr, rec, "json")
+		_ = render.Render(stderr, rec, "json")
 		errs = append(errs, fmt.Errorf("--out: the record is %s", saved))
 	default:
 		errs = append(errs, fmt.Errorf("--out: the record is %s", saved))
@@ -67,7 +68,7 @@ func deliver(rec *results.Record, to deliverable, render func() error, stderr io
 		err := mkdirOne(to.hlog)
 		var paths []string
 		if err == nil {
-			paths, err = results.WriteIntervalLogs(to.hlog, rec)
+			paths, err = record.WriteIntervalLogs(to.hlog, rec)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "lockbench: --hlog: "+err.Error())
@@ -80,8 +81,8 @@ func deliver(rec *results.Record, to deliverable, render func() error, stderr io
 }
 
 // saveRecord saves rec to path, else to a new file in os.TempDir().
-func saveRecord(rec *results.Record, path string) savedRecord {
-	err := results.Save(rec, path)
+func saveRecord(rec *record.Record, path string) savedRecord {
+	err := record.Save(rec, path)
 	if err == nil {
 		return savedRecord{path: path, wanted: path}
 	}
@@ -94,13 +95,13 @@ func saveRecord(rec *results.Record, path string) savedRecord {
 
 // saveFallback saves rec to a new file lockbench-<run-id>-*.json in
 // os.TempDir() and returns its path.
-func saveFallback(rec *results.Record) (string, error) {
+func saveFallback(rec *record.Record) (string, error) {
 	f, err := os.CreateTemp("", "lockbench-"+rec.RunID+"-*.json")
 	if err != nil {
 		return "", err
 	}
 	f.Close()
-	if err := results.Save(rec, f.Name()); err != nil {
+	if err := record.Save(rec, f.Name()); err != nil {
 		_ = os.Remove(f.Name())
 		return "", err
 	}
@@ -109,7 +110,7 @@ func saveFallback(rec *results.Record) (string, error) {
 
 // measuredAny reports whether a cell of rec measured anything: a record
 // whose every cell failed (or that has none) holds no measurement.
-func measuredAny(rec *results.Record) bool {
+func measuredAny(rec *record.Record) bool {
 	for _, c := range rec.Cells {
 		if c.Error == "" {
 			return true

@@ -1,0 +1,345 @@
+package record
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/lockbench/lockbench/metrics"
+)
+
+// Cell is one variant at one client count.
+type Cell struct {
+	Variant  string `json:"variant"`
+	Client   string `json:"client"`
+	Topology string `json:"topology"`
+	Clients  int    `json:"clients"`
+	Keys     int    `json:"keys"`
+	// Repetition numbers the runs of one cell under --repeat, from 1.
+	Repetition int `json:"repetition"`
+	// Limit is the holders the oracle admits per key: 1 for a lock, the
+	// permits of a semaphore.
+	Limit int `json:"limit"`
+	// ClockOffsetsMS are the clients' clock offsets under --clock-skew.
+	ClockOffsetsMS []float64 `json:"clock_offsets_ms,omitempty"`
+	// Interrupted marks a cell cut short by Ctrl-C: its figures cover only
+	// what ran.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Error is why the cell could not run; its figures are then empty.
+	Error string `json:"error,omitempty"`
+	// Settings says which lease time and retry a variant wrapping a lock
+	// library used: the library's own defaults or the run's.
+	Settings string `json:"settings,omitempty"`
+	// Fencing says that the variant hands out fencing tokens: the table
+	// then shows the stale and rejected writes.
+	Fencing bool `json:"fencing,omitempty"`
+
+	ElapsedS       float64 `json:"elapsed_s"`
+	Acquisitions   int64   `json:"acquisitions"`
+	ThroughputPerS float64 `json:"throughput_per_s"`
+
+	// AcquireLatencyUS counts from each acquisition's intended start: in an
+	// open loop it includes the time an arrival waited for a free client
+	// (coordinated-omission corrected). AcquireLatencyRawUS counts from the
+	// actual start; in a closed loop the two are the same.
+	AcquireLatencyUS    Latency `json:"acquire_latency_us"`
+	AcquireLatencyRawUS Latency `json:"acquire_latency_raw_us"`
+	ReleaseLatencyUS    Latency `json:"release_latency_us"`
+	HoldTimeUS          Latency `json:"hold_time_us"`
+	// HandoffLatencyUS is, on keys others were waiting for, the time from
+	// a holder leaving to the next one entering: what waiting costs.
+	HandoffLatencyUS Latency `json:"handoff_latency_us"`
+	// Open loop only: the rate offered, the arrivals dropped for want of a
+	// free client, and how late the schedule started arrivals.
+	OfferedPerS float64 `json:"offered_per_s,omitempty"`
+	Dropped     int64   `json:"dropped,omitempty"`
+	LatenessUS  Latency `json:"lateness_us,omitzero"`
+
+	Attempts       int64 `json:"attempts"`
+	FailedAttempts int64 `json:"failed_attempts"`
+	Timeouts       int64 `json:"timeouts"`
+	Errors         int64 `json:"errors"`
+	// ErrorsByKind is Errors by kind — the Redis error prefix (OOM,
+	// READONLY, MOVED, ...), or timeout, connection refused, connection
+	// reset, EOF, other — with the first message of each kind; absent
+	// without errors.
+	ErrorsByKind map[string]ErrorCount `json:"errors_by_kind,omitempty"`
+	// Commands were sent by the clients in the measured phase, counted at
+	// the connection interface (watchdog renewals included).
+	Commands               int64   `json:"commands"`
+	CommandsPerAcquisition float64 `json:"commands_per_acquisition"`
+
+	// Counters are the variant's own counts in the measured phase (e.g.
+	// wait-replicas' "unacked" acquisitions), by name.
+	Counters map[string]int64 `json:"counters,omitempty"`
+
+	// Server is what the measured phase cost the Redis servers, from their
+	// own counters; nil where they do not report them.
+	Server *ServerCost `json:"server,omitempty"`
+	// ServerNote says what Server leaves out and why (a node that stopped
+	// answering, restarted or changed role), or why there is none.
+	ServerNote string `json:"server_note,omitempty"`
+
+	Fairness   Fairness   `json:"fairness"`
+	Violations Violations `json:"violations"`
+	// Witness is set when the cell's oracle was kept in a witness
+	// (--witness): then the oracle's figures in Violations (all but
+	// lease_lost, stale_releases and crashed) and the overlaps and holders
+	// of Series are every shard's together, not this process's alone.
+	Witness *WitnessInfo `json:"witness,omitempty"`
+	Warmup  Warmup       `json:"warmup"`
+	// Series has one entry per second of the measured phase.
+	Series []Second `json:"series"`
+	// Faults are the fault events of the cell, timed like Series.
+	Faults []Event `json:"faults,omitempty"`
+	// Margins say how close the leases came to expiring; nil for a
+	// variant whose leases do not expire.
+	Margins *Margins `json:"margins,omitempty"`
+	// History says how much of the cell's history was kept, where it was
+	// written and porcupine's verdict on it; nil when none was recorded
+	// (run --history, --check-history).
+	History    *HistoryInfo `json:"history,omitempty"`
+	Histograms Histograms   `json:"histograms"`
+}
+
+// Violations are what the oracle saw, over the whole cell (warm-up
+// included: a violation is one wherever it happens).
+type Violations struct {
+	// Overlaps counts entries into the resource that made its holders exceed
+	// the limit.
+	Overlaps        int64   `json:"overlaps"`
+	MaxOccupancy    int64   `json:"max_occupancy"`
+	TimeOverLimitMS float64 `json:"time_over_limit_ms"`
+	// LostUpdates is critical sections whose counter increment was lost
+	// (tickets oversold); counted only for locks (limit 1).
+	LostUpdates      int64 `json:"lost_updates"`
+	CriticalSections int64 `json:"critical_sections"`
+	// LeaseLost counts releases and renewals that found the lease gone.
+	LeaseLost int64 `json:"lease_lost"`
+	// Abandoned counts critical sections left early because the holder
+	// learned its lease was lost (or crashed).
+	Abandoned int64 `json:"abandoned"`
+	// StaleReleases counts releases that succeeded while a later holder
+	// was inside: the release freed someone else's lock.
+	StaleReleases int64 `json:"stale_releases"`
+	// StaleWrites counts writes to the resource whose fencing token was
+	// lower than one it had been written with, accepted (--fence count).
+	StaleWrites int64 `json:"stale_writes"`
+	// RejectedWrites counts such writes the resource refused (--fence
+	// reject); a refused write is no critical section, and its holder
+	// counts a lost lease.
+	RejectedWrites int64 `json:"rejected_writes"`
+	// LongestUnavailableMS is the longest time a lock name sat free while
+	// clients waited for it (liveness).
+	LongestUnavailableMS float64 `json:"longest_unavailable_ms"`
+	// Crashed counts clients a fault crashed.
+	Crashed int64 `json:"crashed,omitempty"`
+}
+
+// WitnessInfo says how a cell's oracle figures were read from the witness.
+type WitnessInfo struct {
+	// Done is how many of the run's shards had finished the cell when
+	// this process read the witness: the figures are final when it equals
+	// the shard count (a merge takes them from the shard that read last).
+	Done int `json:"done"`
+	// Absent are the shards (from 1) that had not reached the witness
+	// when the wait for them ran out: the cell started without them.
+	Absent []int `json:"absent,omitempty"`
+	// Failures counts calls to the witness that failed: their holders went
+	// on unwitnessed, so the figures are a lower bound.
+	Failures int64 `json:"failures,omitempty"`
+	// FirstFailure is the first of those failures.
+	FirstFailure string `json:"first_failure,omitempty"`
+}
+
+// Warmup summarizes the warm-up phase, which the figures above leave out.
+type Warmup struct {
+	Acquisitions int64 `json:"acquisitions"`
+	Errors       int64 `json:"errors"`
+	Timeouts     int64 `json:"timeouts"`
+}
+
+// Histograms are the measured phase's HdrHistograms (microseconds) in
+// HdrHistogram's V2 compressed encoding, base64.
+type Histograms struct {
+	Acquire    string `json:"acquire"`
+	AcquireRaw string `json:"acquire_raw"`
+	Release    string `json:"release"`
+	Hold       string `json:"hold"`
+	Handoff    string `json:"handoff"`
+	// The margins' (Cell.Margins), empty without them.
+	ValidityLeft string `json:"validity_left,omitempty"`
+	Late         string `json:"late,omitempty"`
+	LossNotice   string `json:"loss_notice,omitempty"`
+}
+
+// Latency is a set of quantiles of a histogram, in microseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// LatencyOf returns the 50th, 90th, 99th and 99.9th percentiles, maximum
+// and mean of h (microseconds); all zeros for an empty or nil histogram.
+func LatencyOf(h *hdrhistogram.Histogram) Latency {
+	q := metrics.Quantiles(h)
+	return Latency{P50: q.P50, P90: q.P90, P99: q.P99, P999: q.P999, Max: q.Max, Mean: q.Mean}
+}
+
+// Second is one second of a cell's measured phase.
+type Second struct {
+	// T is the second's offset from the start of the phase.
+	T              int     `json:"t"`
+	Acquisitions   int64   `json:"acquisitions"`
+	FailedAttempts int64   `json:"failed_attempts"`
+	Errors         int64   `json:"errors"`
+	Timeouts       int64   `json:"timeouts"`
+	Dropped        int64   `json:"dropped,omitempty"`
+	AcquireP50US   float64 `json:"acquire_p50_us"`
+	AcquireP99US   float64 `json:"acquire_p99_us"`
+	// AcquireHistogram is the second's acquire latencies (microseconds,
+	// 2 significant figures), encoded like Histograms: what the second's
+	// p50 and p99 come from, kept so that shards' seconds merge exactly.
+	// Empty for a second without acquisitions.
+	AcquireHistogram string `json:"acquire_hist,omitempty"`
+	// Overlaps and Holders are the oracle's: new overlaps in the second,
+	// and the holders inside critical sections when it ended.
+	Overlaps int64 `json:"overlaps"`
+	Holders  int64 `json:"holders"`
+}
+
+// Fairness describes how evenly successful acquisitions were spread over
+// the clients of a cell.
+type Fairness struct {
+	// Clients is the number of clients.
+	Clients int `json:"clients"`
+	// MinPerClient and MaxPerClient are the fewest and most acquisitions of
+	// any one client.
+	MinPerClient int64 `json:"min_per_client"`
+	MaxPerClient int64 `json:"max_per_client"`
+	// Jain is Jain's fairness index (Σx)²/(n·Σx²) over the per-client
+	// acquisition counts: 1 when all are equal, 1/n when one client got
+	// everything. It is undefined when no client acquired (0/0): then 0,
+	// absent from the JSON, and shown as "-" (see Defined, JainText).
+	Jain float64 `json:"jain,omitempty"`
+	// PerClient are the acquisitions of each client, in client order
+	// (the charts of lockbench report); empty in older records.
+	PerClient []int64 `json:"per_client,omitempty"`
+}
+
+// Defined reports whether Jain's index means something: some client
+// acquired. (A record from before undefined indexes were left out says 1
+// for a cell without acquisitions.)
+func (f Fairness) Defined() bool { return f.Jain > 0 }
+
+// JainText is Jain's index as a table shows it: three decimals, "-" when
+// undefined.
+func (f Fairness) JainText() string {
+	if !f.Defined() {
+		return "-"
+	}
+	return strconv.FormatFloat(f.Jain, 'f', 3, 64)
+}
+
+// FairnessOf computes the fairness of per-client acquisition counts; Jain
+// is 0 (undefined) when no client acquired.
+func FairnessOf(perClient []int64) Fairness {
+	f := metrics.FairnessOf(perClient)
+	jain := f.Jain
+	if !f.Defined() {
+		jain = 0
+	}
+	return Fairness{Clients: f.Clients, MinPerClient: f.MinPerClient, MaxPerClient: f.MaxPerClient, Jain: jain, PerClient: slices.Clone(f.PerClient)}
+}
+
+// ErrorCount is how often one kind of error happened in a cell, with the
+// message of the first.
+type ErrorCount struct {
+	Count  int64  `json:"count"`
+	Sample string `json:"sample"`
+}
+
+// Event is one thing a fault did, timed like Series.
+type Event struct {
+	// AtS is when it happened, in seconds from the start of the measured
+	// phase.
+	AtS float64 `json:"at_s"`
+	// Fault is the fault it belongs to, in --fault's syntax.
+	Fault string `json:"fault"`
+	// Action is what the fault schedule did (pause, resume, kill, restart,
+	// failover, latency, partition, heal, clock +30s), what became of it
+	// (restarted), what it saw a node do (promoted, demoted), or what a
+	// client fault did (holder-crash, ...).
+	Action string `json:"action"`
+	Node   string `json:"node"`
+	// DurationS is how long it took, in seconds: a failover, until the
+	// promotion was done; a promotion or demotion, from the fault it
+	// followed.
+	DurationS float64 `json:"duration_s,omitempty"`
+	// Error is why the action failed, if it did.
+	Error string `json:"error,omitempty"`
+}
+
+// ServerCost is what the measured phase cost Redis, per the servers' own
+// INFO commandstats and INFO cpu.
+type ServerCost struct {
+	// Commands is how many commands the masters ran, housekeeping left out
+	// (connection setup, topology discovery, replication, INFO). Like
+	// Redis, it counts the commands Lua scripts ran (redis.call).
+	Commands int64 `json:"commands"`
+	// ByCommand is Commands per command name.
+	ByCommand map[string]int64 `json:"by_command"`
+	// Housekeeping is how many housekeeping commands the masters ran.
+	Housekeeping int64 `json:"housekeeping_commands"`
+	// CPUSeconds is the user+sys CPU time of every data node, replicas
+	// included, sentinels not.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// Nodes is the cost per node.
+	Nodes []NodeCost `json:"nodes"`
+
+	// The figures below relate the cost to the cell's acquisitions (see
+	// Relate). CommandsPerAcquisition counts every command Redis ran, those
+	// a Lua script ran with redis.call included, per acquisition.
+	// ScriptRuns is how many EVAL, EVALSHA and FCALL it ran.
+	CommandsPerAcquisition float64 `json:"commands_per_acquisition"`
+	ScriptRuns             int64   `json:"script_runs"`
+	// CPUMicrosPerAcquisition is the servers' CPU time (user + sys, all
+	// data nodes) per acquisition; AcquisitionsPerCore is the ceiling it
+	// implies: acquisitions per second one fully busy Redis core could serve.
+	CPUMicrosPerAcquisition float64 `json:"cpu_us_per_acquisition"`
+	AcquisitionsPerCore     float64 `json:"acquisitions_per_core_s"`
+}
+
+// NodeCost is what one node spent.
+type NodeCost struct {
+	Node string `json:"node"`
+	Role string `json:"role"`
+	// Commands is the commands the node ran, without housekeeping; on a
+	// replica, those its master replicated to it.
+	Commands   int64   `json:"commands"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+}
+
+// scriptCommands are the commands that run a script or function.
+var scriptCommands = []string{"eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro"}
+
+// Relate fills in the figures that relate the cost to the acquisitions
+// that caused it: the script runs and the per-acquisition figures.
+func (s *ServerCost) Relate(acquisitions int64) {
+	s.ScriptRuns, s.CommandsPerAcquisition, s.CPUMicrosPerAcquisition, s.AcquisitionsPerCore = 0, 0, 0, 0
+	for _, name := range scriptCommands {
+		s.ScriptRuns += s.ByCommand[name]
+	}
+	if acquisitions > 0 {
+		s.CommandsPerAcquisition = float64(s.Commands) / float64(acquisitions)
+		s.CPUMicrosPerAcquisition = s.CPUSeconds * 1e6 / float64(acquisitions)
+	}
+	if s.CPUMicrosPerAcquisition > 0 {
+		s.AcquisitionsPerCore = 1e6 / s.CPUMicrosPerAcquisition
+	}
+}
