@@ -1,5 +1,7 @@
 package metrics
 
+import "github.com/lockbench/lockbench/measure"
+
 // Failure is one error a client met (an acquire or a release that failed
 // other than by finding the lock held or timing out), as a recorder
 // counts it: by kind.
@@ -13,13 +15,6 @@ type Failure struct {
 	Message string
 	// Err is the error.
 	Err error
-}
-
-// ErrorCount is how often one kind of error happened in a phase, with
-// the message of the first.
-type ErrorCount struct {
-	Count  int64  `json:"count"`
-	Sample string `json:"sample"`
 }
 
 // ErrorOverflow is the kind a recorder counts an error under when it has
@@ -68,13 +63,13 @@ func countError(slots *[maxErrorKinds]errorSlot, f Failure) {
 
 // mergeErrors adds slots into byKind (made when nil), keeping the first
 // sample of each kind, and returns it.
-func mergeErrors(byKind map[string]ErrorCount, slots *[maxErrorKinds]errorSlot) map[string]ErrorCount {
+func mergeErrors(byKind map[string]measure.ErrorCount, slots *[maxErrorKinds]errorSlot) map[string]measure.ErrorCount {
 	for _, s := range slots {
 		if s.count == 0 {
 			continue
 		}
 		if byKind == nil {
-			byKind = map[string]ErrorCount{}
+			byKind = map[string]measure.ErrorCount{}
 		}
 		c := byKind[s.kind]
 		if c.Count == 0 {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/lockbench/lockbench/measure"
 )
 
 // Errors are counted by kind, each with the message of its first; the
@@ -19,7 +21,7 @@ func TestRecorderCountsErrorsByKind(t *testing.T) {
 	b.Failed(start, Failure{Kind: "OOM", Message: "OOM from b"})
 	b.Failed(start, Failure{Err: errors.New("odd")})
 	s := Merge([]*Recorder{a, b}, nil)
-	want := map[string]ErrorCount{
+	want := map[string]measure.ErrorCount{
 		"OOM": {Count: 3, Sample: "OOM first"}, "timeout": {Count: 1, Sample: "i/o timeout"}, "other": {Count: 1, Sample: "odd"},
 	}
 	if fmt.Sprint(s.ErrorsByKind) != fmt.Sprint(want) {
@@ -69,7 +71,7 @@ func TestFairnessDefined(t *testing.T) {
 		perClient []int64
 		defined   bool
 	}{{nil, false}, {[]int64{0, 0}, false}, {[]int64{0, 3}, true}, {[]int64{2, 2}, true}} {
-		if got := FairnessOf(tt.perClient).Defined(); got != tt.defined {
+		if got := measure.FairnessOf(tt.perClient).Defined(); got != tt.defined {
 			t.Errorf("FairnessOf(%v).Defined() = %v, want %v", tt.perClient, got, tt.defined)
 		}
 	}

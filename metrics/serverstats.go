@@ -149,16 +149,6 @@ type ServerCost struct {
 	Nodes []NodeCost `json:"nodes"`
 }
 
-// NodeCost is what one node spent.
-type NodeCost struct {
-	Node string `json:"node"`
-	Role string `json:"role"`
-	// Commands is the commands the node ran, without housekeeping; on a
-	// replica, those its master replicated to it.
-	Commands   int64   `json:"commands"`
-	CPUSeconds float64 `json:"cpu_seconds"`
-}
-
 // housekeeping are the commands that set up connections, find the
 // topology, replicate and monitor: no lock sends them, while lockbench's
 // snapshots (a connection, then INFO), its clients' connection setup and
@@ -235,4 +225,14 @@ func countersReset(before, after map[string]CommandStat) bool {
 		}
 	}
 	return false
+}
+
+// NodeCost is what one node spent.
+type NodeCost struct {
+	Node string `json:"node"`
+	Role string `json:"role"`
+	// Commands is the commands the node ran, without housekeeping; on a
+	// replica, those its master replicated to it.
+	Commands   int64   `json:"commands"`
+	CPUSeconds float64 `json:"cpu_seconds"`
 }

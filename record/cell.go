@@ -1,12 +1,7 @@
 package record
 
 import (
-	"slices"
-	"strconv"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/measure"
 )
 
 // Cell is one variant at one client count.
@@ -43,18 +38,18 @@ type Cell struct {
 	// open loop it includes the time an arrival waited for a free client
 	// (coordinated-omission corrected). AcquireLatencyRawUS counts from the
 	// actual start; in a closed loop the two are the same.
-	AcquireLatencyUS    Latency `json:"acquire_latency_us"`
-	AcquireLatencyRawUS Latency `json:"acquire_latency_raw_us"`
-	ReleaseLatencyUS    Latency `json:"release_latency_us"`
-	HoldTimeUS          Latency `json:"hold_time_us"`
+	AcquireLatencyUS    measure.Latency `json:"acquire_latency_us"`
+	AcquireLatencyRawUS measure.Latency `json:"acquire_latency_raw_us"`
+	ReleaseLatencyUS    measure.Latency `json:"release_latency_us"`
+	HoldTimeUS          measure.Latency `json:"hold_time_us"`
 	// HandoffLatencyUS is, on keys others were waiting for, the time from
 	// a holder leaving to the next one entering: what waiting costs.
-	HandoffLatencyUS Latency `json:"handoff_latency_us"`
+	HandoffLatencyUS measure.Latency `json:"handoff_latency_us"`
 	// Open loop only: the rate offered, the arrivals dropped for want of a
 	// free client, and how late the schedule started arrivals.
-	OfferedPerS float64 `json:"offered_per_s,omitempty"`
-	Dropped     int64   `json:"dropped,omitempty"`
-	LatenessUS  Latency `json:"lateness_us,omitzero"`
+	OfferedPerS float64         `json:"offered_per_s,omitempty"`
+	Dropped     int64           `json:"dropped,omitempty"`
+	LatenessUS  measure.Latency `json:"lateness_us,omitzero"`
 
 	Attempts       int64 `json:"attempts"`
 	FailedAttempts int64 `json:"failed_attempts"`
@@ -64,7 +59,7 @@ type Cell struct {
 	// READONLY, MOVED, ...), or timeout, connection refused, connection
 	// reset, EOF, other — with the first message of each kind; absent
 	// without errors.
-	ErrorsByKind map[string]ErrorCount `json:"errors_by_kind,omitempty"`
+	ErrorsByKind map[string]measure.ErrorCount `json:"errors_by_kind,omitempty"`
 	// Commands were sent by the clients in the measured phase, counted at
 	// the connection interface (watchdog renewals included).
 	Commands               int64   `json:"commands"`
@@ -81,8 +76,8 @@ type Cell struct {
 	// answering, restarted or changed role), or why there is none.
 	ServerNote string `json:"server_note,omitempty"`
 
-	Fairness   Fairness   `json:"fairness"`
-	Violations Violations `json:"violations"`
+	Fairness   measure.Fairness `json:"fairness"`
+	Violations Violations       `json:"violations"`
 	// Witness is set when the cell's oracle was kept in a witness
 	// (--witness): then the oracle's figures in Violations (all but
 	// lease_lost, stale_releases and crashed) and the overlaps and holders
@@ -90,9 +85,9 @@ type Cell struct {
 	Witness *WitnessInfo `json:"witness,omitempty"`
 	Warmup  Warmup       `json:"warmup"`
 	// Series has one entry per second of the measured phase.
-	Series []Second `json:"series"`
+	Series []measure.Second `json:"series"`
 	// Faults are the fault events of the cell, timed like Series.
-	Faults []Event `json:"faults,omitempty"`
+	Faults []measure.FaultEvent `json:"faults,omitempty"`
 	// Margins say how close the leases came to expiring; nil for a
 	// variant whose leases do not expire.
 	Margins *Margins `json:"margins,omitempty"`
@@ -172,117 +167,6 @@ type Histograms struct {
 	ValidityLeft string `json:"validity_left,omitempty"`
 	Late         string `json:"late,omitempty"`
 	LossNotice   string `json:"loss_notice,omitempty"`
-}
-
-// Latency is a set of quantiles of a histogram, in microseconds.
-type Latency struct {
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-	Mean float64 `json:"mean"`
-}
-
-// LatencyOf returns the 50th, 90th, 99th and 99.9th percentiles, maximum
-// and mean of h (microseconds); all zeros for an empty or nil histogram.
-func LatencyOf(h *hdrhistogram.Histogram) Latency {
-	q := metrics.Quantiles(h)
-	return Latency{P50: q.P50, P90: q.P90, P99: q.P99, P999: q.P999, Max: q.Max, Mean: q.Mean}
-}
-
-// Second is one second of a cell's measured phase.
-type Second struct {
-	// T is the second's offset from the start of the phase.
-	T              int     `json:"t"`
-	Acquisitions   int64   `json:"acquisitions"`
-	FailedAttempts int64   `json:"failed_attempts"`
-	Errors         int64   `json:"errors"`
-	Timeouts       int64   `json:"timeouts"`
-	Dropped        int64   `json:"dropped,omitempty"`
-	AcquireP50US   float64 `json:"acquire_p50_us"`
-	AcquireP99US   float64 `json:"acquire_p99_us"`
-	// AcquireHistogram is the second's acquire latencies (microseconds,
-	// 2 significant figures), encoded like Histograms: what the second's
-	// p50 and p99 come from, kept so that shards' seconds merge exactly.
-	// Empty for a second without acquisitions.
-	AcquireHistogram string `json:"acquire_hist,omitempty"`
-	// Overlaps and Holders are the oracle's: new overlaps in the second,
-	// and the holders inside critical sections when it ended.
-	Overlaps int64 `json:"overlaps"`
-	Holders  int64 `json:"holders"`
-}
-
-// Fairness describes how evenly successful acquisitions were spread over
-// the clients of a cell.
-type Fairness struct {
-	// Clients is the number of clients.
-	Clients int `json:"clients"`
-	// MinPerClient and MaxPerClient are the fewest and most acquisitions of
-	// any one client.
-	MinPerClient int64 `json:"min_per_client"`
-	MaxPerClient int64 `json:"max_per_client"`
-	// Jain is Jain's fairness index (Σx)²/(n·Σx²) over the per-client
-	// acquisition counts: 1 when all are equal, 1/n when one client got
-	// everything. It is undefined when no client acquired (0/0): then 0,
-	// absent from the JSON, and shown as "-" (see Defined, JainText).
-	Jain float64 `json:"jain,omitempty"`
-	// PerClient are the acquisitions of each client, in client order
-	// (the charts of lockbench report); empty in older records.
-	PerClient []int64 `json:"per_client,omitempty"`
-}
-
-// Defined reports whether Jain's index means something: some client
-// acquired. (A record from before undefined indexes were left out says 1
-// for a cell without acquisitions.)
-func (f Fairness) Defined() bool { return f.Jain > 0 }
-
-// JainText is Jain's index as a table shows it: three decimals, "-" when
-// undefined.
-func (f Fairness) JainText() string {
-	if !f.Defined() {
-		return "-"
-	}
-	return strconv.FormatFloat(f.Jain, 'f', 3, 64)
-}
-
-// FairnessOf computes the fairness of per-client acquisition counts; Jain
-// is 0 (undefined) when no client acquired.
-func FairnessOf(perClient []int64) Fairness {
-	f := metrics.FairnessOf(perClient)
-	jain := f.Jain
-	if !f.Defined() {
-		jain = 0
-	}
-	return Fairness{Clients: f.Clients, MinPerClient: f.MinPerClient, MaxPerClient: f.MaxPerClient, Jain: jain, PerClient: slices.Clone(f.PerClient)}
-}
-
-// ErrorCount is how often one kind of error happened in a cell, with the
-// message of the first.
-type ErrorCount struct {
-	Count  int64  `json:"count"`
-	Sample string `json:"sample"`
-}
-
-// Event is one thing a fault did, timed like Series.
-type Event struct {
-	// AtS is when it happened, in seconds from the start of the measured
-	// phase.
-	AtS float64 `json:"at_s"`
-	// Fault is the fault it belongs to, in --fault's syntax.
-	Fault string `json:"fault"`
-	// Action is what the fault schedule did (pause, resume, kill, restart,
-	// failover, latency, partition, heal, clock +30s), what became of it
-	// (restarted), what it saw a node do (promoted, demoted), or what a
-	// client fault did (holder-crash, ...).
-	Action string `json:"action"`
-	Node   string `json:"node"`
-	// DurationS is how long it took, in seconds: a failover, until the
-	// promotion was done; a promotion or demotion, from the fault it
-	// followed.
-	DurationS float64 `json:"duration_s,omitempty"`
-	// Error is why the action failed, if it did.
-	Error string `json:"error,omitempty"`
 }
 
 // ServerCost is what the measured phase cost Redis, per the servers' own

@@ -1,8 +1,9 @@
 package record
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/lockbench/lockbench/measure"
 )
 
 // Fence modes of Config.Fence: what the protected resource does with a
@@ -29,9 +30,9 @@ type Config struct {
 	AcquireTimeout time.Duration `json:"acquire_timeout_ns"`
 	// Retry is the retry policy that overrode every variant's own, in
 	// --retry's syntax (exp:1ms-50ms); "" for none.
-	Retry  string  `json:"retry,omitempty"`
-	Limit  int     `json:"limit"`
-	Faults []Fault `json:"faults,omitempty"`
+	Retry  string              `json:"retry,omitempty"`
+	Limit  int                 `json:"limit"`
+	Faults []measure.FaultSpec `json:"faults,omitempty"`
 	// ClientGroups are the client groups (--client-groups) network faults'
 	// sides name as clients-<group>.
 	ClientGroups []string `json:"client_groups,omitempty"`
@@ -92,64 +93,6 @@ const zeroDuration = "0s"
 func OrZero(s string) string {
 	if s == "" {
 		return zeroDuration
-	}
-	return s
-}
-
-// Fault is one scheduled fault of the plan.
-type Fault struct {
-	At   time.Duration `json:"at_ns"`
-	Kind string        `json:"kind"`
-	Node string        `json:"node"`
-	// Sides are a network fault's two sides (master,clients-a|replicas).
-	Sides    string        `json:"sides,omitempty"`
-	For      time.Duration `json:"for_ns,omitempty"`
-	Delay    time.Duration `json:"delay_ns,omitempty"`
-	Step     string        `json:"step,omitempty"`
-	Fraction float64       `json:"fraction,omitempty"`
-	Count    int           `json:"count,omitempty"`
-	Latency  time.Duration `json:"latency_ns,omitempty"`
-	Jitter   time.Duration `json:"jitter_ns,omitempty"`
-	// Jump is how far a clock fault moves the node's clock (negative:
-	// back).
-	Jump time.Duration `json:"jump_ns,omitempty"`
-}
-
-// String returns the fault in --fault's syntax (at=5s pause node=master
-// for=3s), as the fault's own package writes it.
-func (f Fault) String() string {
-	s := fmt.Sprintf("at=%v %s", f.At, f.Kind)
-	if f.Node != "" {
-		s += " node=" + f.Node
-	}
-	if f.Sides != "" {
-		s += " sides=" + f.Sides
-	}
-	if f.Step != "" {
-		s += fmt.Sprintf(" step=%s fraction=%v", f.Step, f.Fraction)
-	}
-	if f.Step == "" && f.Fraction > 0 && f.Fraction < 1 {
-		s += fmt.Sprintf(" fraction=%v", f.Fraction)
-	}
-	if f.Count > 0 {
-		s += fmt.Sprintf(" count=%d", f.Count)
-	}
-	if f.Latency > 0 {
-		s += fmt.Sprintf(" latency=%v", f.Latency)
-	}
-	if f.Jitter > 0 {
-		s += fmt.Sprintf(" jitter=%v", f.Jitter)
-	}
-	if f.For > 0 {
-		s += fmt.Sprintf(" for=%v", f.For)
-	}
-	if f.Delay > 0 {
-		s += fmt.Sprintf(" delay=%v", f.Delay)
-	}
-	if f.Jump > 0 {
-		s += fmt.Sprintf(" jump=+%v", f.Jump)
-	} else if f.Jump < 0 {
-		s += fmt.Sprintf(" jump=%v", f.Jump)
 	}
 	return s
 }

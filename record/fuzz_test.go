@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockbench/lockbench/measure"
 )
 
 // FuzzParseThreshold checks that ParseThreshold either fails with a
@@ -71,17 +73,17 @@ func fuzzRecord(f *testing.F) []byte {
 			Variants: []string{"lua-release"}, Clients: []int{8},
 			Workload: Workload{Keys: 1, Hold: "exp:2ms", Think: "0s", Duration: 3 * time.Second, Warmup: 500 * time.Millisecond},
 			TTL:      10 * time.Second, AcquireTimeout: 10 * time.Second, Limit: 1, Repeat: 1, Fence: FenceCount,
-			Faults: []Fault{{At: time.Second, Kind: "holder-pause", For: 500 * time.Millisecond}},
+			Faults: []measure.FaultSpec{{At: time.Second, Kind: "holder-pause", For: 500 * time.Millisecond}},
 		},
 		Topology: TopologyInfo{Name: "local", Mode: "single", StartupS: 0.01},
 		Cells: []Cell{{
 			Variant: "lua-release", Client: "rueidis", Topology: "local", Clients: 8, Keys: 1, Repetition: 1, Limit: 1,
 			ElapsedS: 3, Acquisitions: 3000, ThroughputPerS: 1000,
-			AcquireLatencyUS: Latency{P50: 120, P90: 300, P99: 900, P999: 1500, Max: 2000},
+			AcquireLatencyUS: measure.Latency{P50: 120, P90: 300, P99: 900, P999: 1500, Max: 2000},
 			Attempts:         3100, FailedAttempts: 100, Commands: 9000, CommandsPerAcquisition: 3,
 			Counters:   map[string]int64{"unacked": 0},
 			Violations: Violations{CriticalSections: 3000, MaxOccupancy: 1, LongestUnavailableMS: 2.5},
-			Series:     []Second{{}},
+			Series:     []measure.Second{{}},
 		}},
 	}
 	data, err := json.Marshal(rec)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
@@ -184,7 +185,7 @@ func TestMergeSeriesHistograms(t *testing.T) {
 	a, b := cellOf(t, loadA.record()), cellOf(t, loadB.record())
 	together := cellOf(t, loadA.record(), loadB.record())
 	recA, recB := recordOf(a), recordOf(b)
-	seriesA := append([]record.Second(nil), a.Series...) // Merge must leave its inputs alone
+	seriesA := append([]measure.Second(nil), a.Series...) // Merge must leave its inputs alone
 
 	merged, err := record.Merge([]*record.Record{recA, recB})
 	if err != nil {
@@ -196,7 +197,7 @@ func TestMergeSeriesHistograms(t *testing.T) {
 	}
 	for i, s := range got {
 		var want int64
-		for _, shard := range [][]record.Second{seriesA, b.Series} {
+		for _, shard := range [][]measure.Second{seriesA, b.Series} {
 			if i < len(shard) {
 				want += shard[i].Acquisitions
 			}

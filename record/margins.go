@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 )
 
@@ -22,19 +23,19 @@ type Margins struct {
 	// ValidityLeftUS is, at each acquisition's return, how long its lease
 	// had left; ExpiredAtAcquire counts those with none left (recorded as
 	// 1 µs).
-	ValidityLeftUS   Latency `json:"validity_left_us"`
-	ExpiredAtAcquire int64   `json:"expired_at_acquire"`
+	ValidityLeftUS   measure.Latency `json:"validity_left_us"`
+	ExpiredAtAcquire int64           `json:"expired_at_acquire"`
 	// Holds counts the critical sections whose end was measured; LateHolds
 	// those that ended after their lease had expired, LateUS by how much.
-	Holds     int64   `json:"holds"`
-	LateHolds int64   `json:"late_holds"`
-	LateUS    Latency `json:"late_us"`
+	Holds     int64           `json:"holds"`
+	LateHolds int64           `json:"late_holds"`
+	LateUS    measure.Latency `json:"late_us"`
 	// Notices counts holders told during their hold that their lease was
 	// lost (Lease.Lost, the renewing variants); LateNotices those told
 	// after it had expired, LossNoticeUS how long after.
-	Notices      int64   `json:"notices"`
-	LateNotices  int64   `json:"late_notices"`
-	LossNoticeUS Latency `json:"loss_notice_us"`
+	Notices      int64           `json:"notices"`
+	LateNotices  int64           `json:"late_notices"`
+	LossNoticeUS measure.Latency `json:"loss_notice_us"`
 }
 
 // HistoryInfo says what became of a cell's history (run --history): how
@@ -124,7 +125,7 @@ func mergeMargins(a, b *Cell, w witnessing) error {
 	for _, h := range []struct {
 		into *string
 		from string
-		lat  *Latency
+		lat  *measure.Latency
 	}{
 		{&a.Histograms.ValidityLeft, b.Histograms.ValidityLeft, &m.ValidityLeftUS},
 		{&a.Histograms.Late, b.Histograms.Late, &m.LateUS},
@@ -144,7 +145,7 @@ func mergeMargins(a, b *Cell, w witnessing) error {
 		if *h.into, err = metrics.EncodeHistogram(merged); err != nil {
 			return err
 		}
-		*h.lat = LatencyOf(merged)
+		*h.lat = metrics.Quantiles(merged)
 	}
 	a.Margins = &m
 	return nil

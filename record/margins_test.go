@@ -5,6 +5,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/record/recordtest"
@@ -23,13 +24,13 @@ func encoded(t *testing.T, us ...int64) string {
 	return s
 }
 
-func quantilesOf(t *testing.T, us ...int64) record.Latency {
+func quantilesOf(t *testing.T, us ...int64) measure.Latency {
 	t.Helper()
 	h := hdrhistogram.New(1, 100_000_000, 3)
 	for _, v := range us {
 		_ = h.RecordValue(v)
 	}
-	return record.LatencyOf(h)
+	return metrics.Quantiles(h)
 }
 
 // Merging cells sums the margins' counts and takes their quantiles from

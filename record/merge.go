@@ -10,6 +10,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 )
 
@@ -146,7 +147,7 @@ func mergeCell(a, b *Cell) error {
 		a.CommandsPerAcquisition = float64(a.Commands) / float64(a.Acquisitions)
 	}
 	if len(a.Fairness.PerClient) == a.Fairness.Clients {
-		a.Fairness = FairnessOf(a.Fairness.PerClient) // every count known: exact
+		a.Fairness = measure.FairnessOf(a.Fairness.PerClient) // every count known: exact
 	}
 	if a.Server != nil && b.Server != nil {
 		cost := *a.Server // not the input's
@@ -158,7 +159,7 @@ func mergeCell(a, b *Cell) error {
 	}
 	for i := range b.Series {
 		if i == len(a.Series) {
-			a.Series = append(a.Series, Second{T: i})
+			a.Series = append(a.Series, measure.Second{T: i})
 		}
 		t, s := &a.Series[i], &b.Series[i]
 		if err := mergeSecond(t, s); err != nil {
@@ -169,7 +170,7 @@ func mergeCell(a, b *Cell) error {
 	for _, h := range []struct {
 		into *string
 		from string
-		lat  *Latency
+		lat  *measure.Latency
 	}{
 		{&a.Histograms.Acquire, b.Histograms.Acquire, &a.AcquireLatencyUS},
 		{&a.Histograms.AcquireRaw, b.Histograms.AcquireRaw, &a.AcquireLatencyRawUS},
@@ -185,7 +186,7 @@ func mergeCell(a, b *Cell) error {
 		if err != nil {
 			return err
 		}
-		*h.into, *h.lat = encoded, LatencyOf(merged)
+		*h.into, *h.lat = encoded, metrics.Quantiles(merged)
 	}
 	mergeHistory(a, b, w)
 	return mergeMargins(a, b, w)
@@ -197,8 +198,8 @@ func mergeCell(a, b *Cell) error {
 // histogram (a record from before they were kept) makes the merged one
 // unknown: its histogram is dropped and its p50 and p99 are the larger of
 // the two, an approximation.
-func mergeSecond(t, s *Second) error {
-	known := func(s *Second) bool { return s.AcquireHistogram != "" || s.Acquisitions == 0 }
+func mergeSecond(t, s *measure.Second) error {
+	known := func(s *measure.Second) bool { return s.AcquireHistogram != "" || s.Acquisitions == 0 }
 	exact := known(t) && known(s)
 	switch {
 	case !exact:

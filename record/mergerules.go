@@ -2,6 +2,8 @@ package record
 
 import (
 	"reflect"
+
+	"github.com/lockbench/lockbench/measure"
 )
 
 // mergeRule says how Merge combines a field of two cells that are one
@@ -202,7 +204,7 @@ func mergeFields(a, b reflect.Value, prefix string, w witnessing) {
 				fa.Set(fb)
 			}
 		case kindsSummed:
-			fa.Set(reflect.ValueOf(SumErrors(fa.Interface().(map[string]ErrorCount), fb.Interface().(map[string]ErrorCount))))
+			fa.Set(reflect.ValueOf(measure.SumErrors(fa.Interface().(map[string]measure.ErrorCount), fb.Interface().(map[string]measure.ErrorCount))))
 		case parts:
 			if fa.Kind() == reflect.Struct {
 				mergeFields(fa, fb, name+".", w)
@@ -247,25 +249,4 @@ func less(a, b reflect.Value) bool {
 		return a.Float() < b.Float()
 	}
 	panic("record: cannot compare a " + a.Type().String())
-}
-
-// SumErrors adds the error counts of b to a's, kind by kind, into a new
-// map (a's may be an input's); a kind's sample is a's, or b's where a has
-// none. nil when both are empty.
-func SumErrors(a, b map[string]ErrorCount) map[string]ErrorCount {
-	if len(a)+len(b) == 0 {
-		return nil
-	}
-	sum := make(map[string]ErrorCount, len(a)+len(b))
-	for _, m := range []map[string]ErrorCount{a, b} {
-		for kind, c := range m {
-			had, ok := sum[kind]
-			if !ok || had.Sample == "" {
-				had.Sample = c.Sample
-			}
-			had.Count += c.Count
-			sum[kind] = had
-		}
-	}
-	return sum
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 )
 
@@ -150,7 +151,7 @@ var ruleName = map[mergeRule]string{summed: "summed", largest: "largest", smalle
 // that merge.
 func mergeable(t *testing.T, start int64, flag bool, witness *WitnessInfo) Cell {
 	t.Helper()
-	c := Cell{Variant: "lua-release", Server: &ServerCost{}, Series: []Second{{}}, Witness: witness}
+	c := Cell{Variant: "lua-release", Server: &ServerCost{}, Series: []measure.Second{{}}, Witness: witness}
 	next := start
 	distinct(reflect.ValueOf(&c).Elem(), "", &next, flag)
 	distinct(reflect.ValueOf(c.Server).Elem(), "Server.", &next, flag)

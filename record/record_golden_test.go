@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
 )
@@ -21,8 +22,8 @@ var update = flag.Bool("update", false, "rewrite the golden file in testdata")
 // shards): the golden file then pins the JSON name and encoding of each.
 func goldenFullRecord() *record.Record {
 	started := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	latency := func(base float64) record.Latency {
-		return record.Latency{P50: base, P90: 2 * base, P99: 4 * base, P999: 8 * base, Max: 16 * base, Mean: 1.5 * base}
+	latency := func(base float64) measure.Latency {
+		return measure.Latency{P50: base, P90: 2 * base, P99: 4 * base, P999: 8 * base, Max: 16 * base, Mean: 1.5 * base}
 	}
 	cell := record.Cell{
 		Variant: "fenced", Client: "rueidis", Topology: "local:replicated?replicas=2", Clients: 8, Keys: 4, Repetition: 2, Limit: 1,
@@ -31,21 +32,21 @@ func goldenFullRecord() *record.Record {
 		AcquireLatencyUS: latency(100), AcquireLatencyRawUS: latency(90), ReleaseLatencyUS: latency(50), HoldTimeUS: latency(1000),
 		HandoffLatencyUS: latency(200), OfferedPerS: 1200, Dropped: 7, LatenessUS: latency(10),
 		Attempts: 3000, FailedAttempts: 500, Timeouts: 3, Errors: 2, Commands: 7500, CommandsPerAcquisition: 3,
-		ErrorsByKind: map[string]record.ErrorCount{"OOM": {Count: 1, Sample: "OOM command not allowed when used memory > 'maxmemory'."},
+		ErrorsByKind: map[string]measure.ErrorCount{"OOM": {Count: 1, Sample: "OOM command not allowed when used memory > 'maxmemory'."},
 			"timeout": {Count: 1, Sample: "i/o timeout"}},
 		Counters: map[string]int64{"unacked": 4},
 		Server: &record.ServerCost{Commands: 7400, ByCommand: map[string]int64{"evalsha": 2500, "set": 4900}, Housekeeping: 12, CPUSeconds: 0.25,
 			Nodes:                  []record.NodeCost{{Node: "master", Role: "master", Commands: 7400, CPUSeconds: 0.2}},
 			CommandsPerAcquisition: 2.96, ScriptRuns: 2500, CPUMicrosPerAcquisition: 100, AcquisitionsPerCore: 10000},
 		ServerNote: "replica-1 restarted at 1.2s: counted from its restart",
-		Fairness:   record.Fairness{Clients: 2, MinPerClient: 1200, MaxPerClient: 1300, Jain: 0.99, PerClient: []int64{1200, 1300}},
+		Fairness:   measure.Fairness{Clients: 2, MinPerClient: 1200, MaxPerClient: 1300, Jain: 0.99, PerClient: []int64{1200, 1300}},
 		Violations: record.Violations{Overlaps: 1, MaxOccupancy: 2, TimeOverLimitMS: 0.5, LostUpdates: 1, CriticalSections: 2499,
 			LeaseLost: 3, Abandoned: 2, StaleReleases: 1, StaleWrites: 4, RejectedWrites: 5, LongestUnavailableMS: 250, Crashed: 1},
 		Witness: &record.WitnessInfo{Done: 2, Absent: []int{3}, Failures: 1, FirstFailure: "i/o timeout"},
 		Warmup:  record.Warmup{Acquisitions: 400, Errors: 1, Timeouts: 1},
-		Series: []record.Second{{T: 1, Acquisitions: 1000, FailedAttempts: 200, Errors: 1, Timeouts: 1, Dropped: 3,
+		Series: []measure.Second{{T: 1, Acquisitions: 1000, FailedAttempts: 200, Errors: 1, Timeouts: 1, Dropped: 3,
 			AcquireP50US: 100, AcquireP99US: 400, AcquireHistogram: "second-histogram", Overlaps: 1, Holders: 1}},
-		Faults: []record.Event{{AtS: 1.25, Fault: "at=1s pause node=master for=500ms", Action: "pause", Node: "master", DurationS: 0.5, Error: "no such node"}},
+		Faults: []measure.FaultEvent{{AtS: 1.25, Fault: "at=1s pause node=master for=500ms", Action: "pause", Node: "master", DurationS: 0.5, Error: "no such node"}},
 		Margins: &record.Margins{TTLMS: 10000, ValidityLeftUS: latency(9000), ExpiredAtAcquire: 1, Holds: 2499, LateHolds: 2,
 			LateUS: latency(300), Notices: 3, LateNotices: 1, LossNoticeUS: latency(20)},
 		History: &record.HistoryInfo{Events: 20000, Dropped: 8, Cut: true, Path: "histories/fenced-c8.jsonl", Error: "disk full",
@@ -70,7 +71,7 @@ func goldenFullRecord() *record.Record {
 				Clocks: record.Clocks{Skew: "uniform:-500ms..500ms", Jumps: []string{"+2s@5s"}},
 				Rate:   1200, Arrivals: "poisson", Stages: []string{"10s:1000"}},
 			TTL: 10 * time.Second, AcquireTimeout: 5 * time.Second, Retry: "exp:1ms-50ms", Limit: 1,
-			Faults: []record.Fault{{At: time.Second, Kind: "step-delay", Node: "master", For: 500 * time.Millisecond, Delay: 300 * time.Millisecond,
+			Faults: []measure.FaultSpec{{At: time.Second, Kind: "step-delay", Node: "master", For: 500 * time.Millisecond, Delay: 300 * time.Millisecond,
 				Step: "after-setnx", Fraction: 0.5, Count: 2, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Jump: 30 * time.Second, Sides: "master|replicas"}},
 			ClientGroups: []string{"a", "b"}, Scenario: "ticket-sale", Repeat: 2, Fence: record.FenceReject, WaitStrict: true, AllowDestructive: true,
 		},

@@ -1,6 +1,10 @@
 package record
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/lockbench/lockbench/measure"
+)
 
 // Group is one cell of a plan with every repetition of it, in the order
 // they ran.
@@ -118,15 +122,15 @@ func (g Group) Summary() Cell {
 	s.ElapsedS = med(func(c *Cell) float64 { return c.ElapsedS })
 	s.ThroughputPerS = med(func(c *Cell) float64 { return c.ThroughputPerS })
 	s.OfferedPerS = med(func(c *Cell) float64 { return c.OfferedPerS })
-	for _, l := range []func(c *Cell) *Latency{
-		func(c *Cell) *Latency { return &c.AcquireLatencyUS },
-		func(c *Cell) *Latency { return &c.AcquireLatencyRawUS },
-		func(c *Cell) *Latency { return &c.ReleaseLatencyUS },
-		func(c *Cell) *Latency { return &c.HoldTimeUS },
-		func(c *Cell) *Latency { return &c.HandoffLatencyUS },
-		func(c *Cell) *Latency { return &c.LatenessUS },
+	for _, l := range []func(c *Cell) *measure.Latency{
+		func(c *Cell) *measure.Latency { return &c.AcquireLatencyUS },
+		func(c *Cell) *measure.Latency { return &c.AcquireLatencyRawUS },
+		func(c *Cell) *measure.Latency { return &c.ReleaseLatencyUS },
+		func(c *Cell) *measure.Latency { return &c.HoldTimeUS },
+		func(c *Cell) *measure.Latency { return &c.HandoffLatencyUS },
+		func(c *Cell) *measure.Latency { return &c.LatenessUS },
 	} {
-		*l(&s) = Latency{
+		*l(&s) = measure.Latency{
 			P50: med(func(c *Cell) float64 { return l(c).P50 }), P90: med(func(c *Cell) float64 { return l(c).P90 }),
 			P99: med(func(c *Cell) float64 { return l(c).P99 }), P999: med(func(c *Cell) float64 { return l(c).P999 }),
 			Max: med(func(c *Cell) float64 { return l(c).Max }), Mean: med(func(c *Cell) float64 { return l(c).Mean }),

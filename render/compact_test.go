@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/record/recordtest"
 	"github.com/lockbench/lockbench/render"
@@ -162,7 +163,7 @@ func TestVerdict(t *testing.T) {
 func conclusionsRecord() *record.Record {
 	cell := func(variant string, perS, p99US, cpuUS float64, edit func(v *record.Violations)) record.Cell {
 		c := record.Cell{Variant: variant, Clients: 16, Limit: 1, Repetition: 1, Acquisitions: int64(perS * 2), ThroughputPerS: perS,
-			AcquireLatencyUS: record.Latency{P99: p99US}, Commands: int64(perS * 34),
+			AcquireLatencyUS: measure.Latency{P99: p99US}, Commands: int64(perS * 34),
 			Server: &record.ServerCost{CPUMicrosPerAcquisition: cpuUS}}
 		c.Violations.MaxOccupancy = 1
 		if edit != nil {

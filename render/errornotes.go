@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/record"
 )
 
@@ -31,16 +32,16 @@ func ErrorNotes(rec *record.Record) []string {
 
 // recordErrors are the errors of every cell of rec by kind, summed, with
 // the first sample of each.
-func recordErrors(rec *record.Record) map[string]record.ErrorCount {
-	var byKind map[string]record.ErrorCount
+func recordErrors(rec *record.Record) map[string]measure.ErrorCount {
+	var byKind map[string]measure.ErrorCount
 	for i := range rec.Cells {
-		byKind = record.SumErrors(byKind, rec.Cells[i].ErrorsByKind)
+		byKind = measure.SumErrors(byKind, rec.Cells[i].ErrorsByKind)
 	}
 	return byKind
 }
 
 // topKinds are the kinds of byKind, most frequent first, ties by name.
-func topKinds(byKind map[string]record.ErrorCount) []string {
+func topKinds(byKind map[string]measure.ErrorCount) []string {
 	return slices.SortedFunc(maps.Keys(byKind), func(a, b string) int {
 		return cmp.Or(cmp.Compare(byKind[b].Count, byKind[a].Count), cmp.Compare(a, b))
 	})
@@ -48,7 +49,7 @@ func topKinds(byKind map[string]record.ErrorCount) []string {
 
 // describeErrors names the most frequent kinds of byKind with their
 // counts and samples, and counts the rest.
-func describeErrors(byKind map[string]record.ErrorCount) string {
+func describeErrors(byKind map[string]measure.ErrorCount) string {
 	kinds := topKinds(byKind)
 	var parts []string
 	for _, kind := range kinds[:min(len(kinds), noteKinds)] {

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/record/recordtest"
 	"github.com/lockbench/lockbench/render"
 )
 
 // failedCell is a cell that acquired nothing and met only errors.
-func failedCell(variant string, byKind map[string]record.ErrorCount) record.Cell {
-	c := record.Cell{Variant: variant, Clients: 4, ErrorsByKind: byKind, Fairness: record.FairnessOf([]int64{0, 0, 0, 0})}
+func failedCell(variant string, byKind map[string]measure.ErrorCount) record.Cell {
+	c := record.Cell{Variant: variant, Clients: 4, ErrorsByKind: byKind, Fairness: measure.FairnessOf([]int64{0, 0, 0, 0})}
 	for _, n := range byKind {
 		c.Errors += n.Count
 	}
@@ -29,9 +30,9 @@ func TestErrorNotes(t *testing.T) {
 		t.Errorf("a record without errors has error notes %q", got)
 	}
 	rec.Cells = append(rec.Cells,
-		failedCell("lua-release", map[string]record.ErrorCount{"OOM": {Count: 8000, Sample: "OOM command not allowed when used memory > 'maxmemory'."},
+		failedCell("lua-release", map[string]measure.ErrorCount{"OOM": {Count: 8000, Sample: "OOM command not allowed when used memory > 'maxmemory'."},
 			"timeout": {Count: 3, Sample: "i/o timeout"}, "EOF": {Count: 1, Sample: "EOF"}}),
-		failedCell("set-nx-ex", map[string]record.ErrorCount{"OOM": {Count: 512, Sample: "OOM later"}, "READONLY": {Count: 2, Sample: "READONLY replica"},
+		failedCell("set-nx-ex", map[string]measure.ErrorCount{"OOM": {Count: 512, Sample: "OOM later"}, "READONLY": {Count: 2, Sample: "READONLY replica"},
 			"connection reset": {Count: 1, Sample: "read: connection reset by peer"}}))
 	want := "errors: 8512 OOM (OOM command not allowed when used memory > 'maxmemory'.), 3 timeout (i/o timeout), 2 READONLY (READONLY replica), 2 of 2 other kinds"
 	if got := render.ErrorNotes(rec); len(got) != 1 || got[0] != want {
@@ -46,8 +47,8 @@ func TestErrorNotes(t *testing.T) {
 // could not run; one acquisition anywhere, a cell of timeouts alone, or
 // an interrupted run is no such failure.
 func TestAllFailed(t *testing.T) {
-	oom := map[string]record.ErrorCount{"OOM": {Count: 8512, Sample: "OOM command not allowed when used memory > 'maxmemory'."}}
-	refused := map[string]record.ErrorCount{"connection refused": {Count: 10, Sample: "dial tcp 127.0.0.1:1: connect: connection refused"}}
+	oom := map[string]measure.ErrorCount{"OOM": {Count: 8512, Sample: "OOM command not allowed when used memory > 'maxmemory'."}}
+	refused := map[string]measure.ErrorCount{"connection refused": {Count: 10, Sample: "dial tcp 127.0.0.1:1: connect: connection refused"}}
 	tests := []struct {
 		name   string
 		cells  []record.Cell
@@ -87,14 +88,14 @@ func TestAllFailed(t *testing.T) {
 // cell's sample.
 func TestMergeSumsErrorsByKind(t *testing.T) {
 	a, b := recordtest.Sample(t), recordtest.Sample(t)
-	a.Cells[0].ErrorsByKind = map[string]record.ErrorCount{"OOM": {Count: 2, Sample: "OOM first"}}
-	b.Cells[0].ErrorsByKind = map[string]record.ErrorCount{"OOM": {Count: 3, Sample: "OOM second"}, "EOF": {Count: 1, Sample: "EOF"}}
+	a.Cells[0].ErrorsByKind = map[string]measure.ErrorCount{"OOM": {Count: 2, Sample: "OOM first"}}
+	b.Cells[0].ErrorsByKind = map[string]measure.ErrorCount{"OOM": {Count: 3, Sample: "OOM second"}, "EOF": {Count: 1, Sample: "EOF"}}
 	merged, err := record.Merge([]*record.Record{a, b})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := merged.Cells[0].ErrorsByKind
-	if len(got) != 2 || got["OOM"] != (record.ErrorCount{Count: 5, Sample: "OOM first"}) || got["EOF"] != (record.ErrorCount{Count: 1, Sample: "EOF"}) {
+	if len(got) != 2 || got["OOM"] != (measure.ErrorCount{Count: 5, Sample: "OOM first"}) || got["EOF"] != (measure.ErrorCount{Count: 1, Sample: "EOF"}) {
 		t.Errorf("merged errors by kind %v; want OOM 5 (first sample), EOF 1", got)
 	}
 	if a.Cells[0].ErrorsByKind["OOM"].Count != 2 {
@@ -106,7 +107,7 @@ func TestMergeSumsErrorsByKind(t *testing.T) {
 // the record and shown as "-", not 1.000.
 func TestJainUndefinedWithoutAcquisitions(t *testing.T) {
 	rec := recordtest.Sample(t)
-	rec.Cells = append(rec.Cells, failedCell("set-nx-ex", map[string]record.ErrorCount{"OOM": {Count: 1}}))
+	rec.Cells = append(rec.Cells, failedCell("set-nx-ex", map[string]measure.ErrorCount{"OOM": {Count: 1}}))
 	f := rec.Cells[1].Fairness
 	if f.Defined() || f.JainText() != "-" || rec.Cells[0].Fairness.JainText() != "1.000" {
 		t.Errorf("Jain %v (%q) without acquisitions, %q with; want undefined (-) and 1.000", f.Jain, f.JainText(), rec.Cells[0].Fairness.JainText())

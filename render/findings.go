@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/record"
 )
 
@@ -79,7 +80,7 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 // eventLine is a fault event as findings list it: what was done or seen,
 // to which node or between which sides, when, how long it took, and why
 // it failed if it did.
-func eventLine(e record.Event) string {
+func eventLine(e measure.FaultEvent) string {
 	target := e.Node
 	if target == "" {
 		for _, field := range strings.Fields(e.Fault) {

@@ -15,6 +15,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/record"
 )
 
@@ -290,7 +291,7 @@ func renderCSV(w io.Writer, rec *record.Record) error {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
-	jain := func(fair record.Fairness) string { // empty where no client acquired
+	jain := func(fair measure.Fairness) string { // empty where no client acquired
 		if !fair.Defined() {
 			return ""
 		}

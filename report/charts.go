@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
@@ -123,9 +124,9 @@ func atP99(points plotter.XYs) float64 {
 // seriesChart draws one figure of every cell's per-second series, with
 // the cells' fault events; lines a control or an outlier would flatten
 // get panels of their own scale.
-func seriesChart(title, y string, cells []*record.Cell, value func(s record.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
+func seriesChart(title, y string, cells []*record.Cell, value func(s measure.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
 	var lines []line
-	var events []record.Event
+	var events []measure.FaultEvent
 	for i, c := range cells {
 		var xys plotter.XYs
 		for _, s := range c.Series {
@@ -162,8 +163,8 @@ func seriesChart(title, y string, cells []*record.Cell, value func(s record.Seco
 
 // dedupEvents keeps one of the events the cells share (the same action on
 // the same node within a tenth of a second), sorted by time.
-func dedupEvents(events []record.Event) []record.Event {
-	slices.SortStableFunc(events, func(a, b record.Event) int {
+func dedupEvents(events []measure.FaultEvent) []measure.FaultEvent {
+	slices.SortStableFunc(events, func(a, b measure.FaultEvent) int {
 		switch {
 		case a.AtS < b.AtS:
 			return -1
@@ -172,9 +173,9 @@ func dedupEvents(events []record.Event) []record.Event {
 		}
 		return 0
 	})
-	var out []record.Event
+	var out []measure.FaultEvent
 	for _, e := range events {
-		if slices.ContainsFunc(out, func(o record.Event) bool {
+		if slices.ContainsFunc(out, func(o measure.FaultEvent) bool {
 			return o.Action == e.Action && o.Node == e.Node && math.Abs(o.AtS-e.AtS) < 0.1
 		}) {
 			continue
@@ -191,7 +192,7 @@ func fairnessChart(c *record.Cell) (template.HTML, error) {
 	if len(counts) == 0 {
 		return "", nil
 	}
-	p := newPlot(fmt.Sprintf("acquisitions per client: %s (Jain %.3f)", label(c), c.Fairness.Jain), "client", "acquisitions")
+	p := newPlot(fmt.Sprintf("acquisitions per client: %s (Jain %s)", label(c), c.Fairness.JainText()), "client", "acquisitions")
 	values := make(plotter.Values, len(counts))
 	for i, n := range counts {
 		values[i] = float64(n)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/capacity"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
@@ -145,7 +146,7 @@ func TestReportOpenLoopDrawsRaw(t *testing.T) {
 
 func TestReportFaults(t *testing.T) {
 	c := cell(t, "lua-release", 4, false)
-	c.Faults = []record.Event{{AtS: 1, Action: "pause", Node: "master"}, {AtS: 1.3, Action: "resume", Node: "master"},
+	c.Faults = []measure.FaultEvent{{AtS: 1, Action: "pause", Node: "master"}, {AtS: 1.3, Action: "resume", Node: "master"},
 		{AtS: 1.02, Action: "pause", Node: "master"}} // the same event seen by another cell
 	d := cell(t, "set-nx-ex", 4, false)
 	d.Faults = c.Faults[:1]

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
@@ -47,9 +48,9 @@ func runWatched(t *testing.T, p plan.Plan, opts runner.Options) (record.Cell, *t
 
 // event returns the cell's one event of action on node, failing the test
 // when there is not exactly one.
-func event(t *testing.T, c record.Cell, action, node string) record.Event {
+func event(t *testing.T, c record.Cell, action, node string) measure.FaultEvent {
 	t.Helper()
-	var found []record.Event
+	var found []measure.FaultEvent
 	for _, e := range c.Faults {
 		if e.Action == action && e.Node == node {
 			found = append(found, e)
@@ -66,7 +67,7 @@ func event(t *testing.T, c record.Cell, action, node string) record.Event {
 
 // onSchedule checks that e was stamped within 100 ms of at, and a promotion
 // after it is timed from it.
-func onSchedule(t *testing.T, e record.Event, at time.Duration, promoted record.Event) {
+func onSchedule(t *testing.T, e measure.FaultEvent, at time.Duration, promoted measure.FaultEvent) {
 	t.Helper()
 	if late := e.AtS - at.Seconds(); late < 0 || late > 0.1 {
 		t.Errorf("%s stamped at %.3fs; want within 100 ms of its schedule, %v", e.Action, e.AtS, at)

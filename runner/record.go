@@ -6,7 +6,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/linearize"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
@@ -17,8 +16,10 @@ import (
 )
 
 // This file turns what a run measured, in the types of the packages that
-// measured it, into the record's own types (package results), which are
-// read without those packages.
+// measured it, into the record's types (package record), which are read
+// without those packages. What both sides share (package measure:
+// latencies, seconds, fairness, error counts, faults and their events)
+// passes through as it is.
 
 // configOf is the plan as the record echoes it, its topology's passwords
 // masked: field for field the plan's JSON.
@@ -47,8 +48,7 @@ func configOf(p plan.Plan) record.Config {
 		c.Workload.Stages = append(c.Workload.Stages, st.String())
 	}
 	for _, f := range p.Faults {
-		c.Faults = append(c.Faults, record.Fault{At: f.At, Kind: string(f.Kind), Node: f.Node, For: f.For, Delay: f.Delay,
-			Step: f.Step, Fraction: f.Fraction, Count: f.Count, Latency: f.Latency, Jitter: f.Jitter, Jump: f.Jump, Sides: f.Sides})
+		c.Faults = append(c.Faults, f.Spec())
 	}
 	return c
 }
@@ -71,15 +71,6 @@ func shardOf(s *workloads.Shard) *record.ShardInfo {
 	return &record.ShardInfo{Index: s.Index, Count: s.Count}
 }
 
-// eventsOf are fault events as the record keeps them.
-func eventsOf(events []faults.Event) []record.Event {
-	var out []record.Event
-	for _, e := range events {
-		out = append(out, record.Event(e))
-	}
-	return out
-}
-
 // fencing reports whether variant hands out fencing tokens, so that the
 // record shows what the resource did with them.
 func fencing(variant string) bool {
@@ -96,11 +87,11 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (record.Cell, e
 	c := record.Cell{
 		ElapsedS:            out.Elapsed.Seconds(),
 		Acquisitions:        m.Acquisitions,
-		AcquireLatencyUS:    record.LatencyOf(m.Acquire),
-		AcquireLatencyRawUS: record.LatencyOf(m.AcquireRaw),
-		ReleaseLatencyUS:    record.LatencyOf(m.Release),
-		HoldTimeUS:          record.LatencyOf(m.Hold),
-		HandoffLatencyUS:    record.LatencyOf(out.Handoff),
+		AcquireLatencyUS:    metrics.Quantiles(m.Acquire),
+		AcquireLatencyRawUS: metrics.Quantiles(m.AcquireRaw),
+		ReleaseLatencyUS:    metrics.Quantiles(m.Release),
+		HoldTimeUS:          metrics.Quantiles(m.Hold),
+		HandoffLatencyUS:    metrics.Quantiles(out.Handoff),
 		Dropped:             m.Dropped,
 		Attempts:            m.Attempts,
 		FailedAttempts:      m.FailedAttempts,
@@ -108,8 +99,9 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (record.Cell, e
 		Errors:              m.Errors,
 		Commands:            m.Commands,
 		Counters:            m.Notes,
-		ErrorsByKind:        errorsByKind(m.ErrorsByKind),
-		Fairness:            record.FairnessOf(m.Fairness.PerClient),
+		ErrorsByKind:        m.ErrorsByKind,
+		Fairness:            m.Fairness,
+		Series:              m.Series,
 		Interrupted:         out.Interrupted,
 		Violations: record.Violations{
 			Overlaps:             oracle.Overlaps,
@@ -127,14 +119,8 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (record.Cell, e
 		},
 		Warmup: record.Warmup{Acquisitions: out.Warmup.Acquisitions, Errors: out.Warmup.Errors, Timeouts: out.Warmup.Timeouts},
 	}
-	if m.Series != nil {
-		c.Series = make([]record.Second, len(m.Series))
-		for i, s := range m.Series {
-			c.Series[i] = record.Second(s)
-		}
-	}
 	if out.Offered > 0 {
-		c.LatenessUS = record.LatencyOf(m.Lateness)
+		c.LatenessUS = metrics.Quantiles(m.Lateness)
 	}
 	if elapsed := out.Elapsed.Seconds(); elapsed > 0 {
 		c.ThroughputPerS = float64(m.Acquisitions) / elapsed
@@ -146,20 +132,12 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (record.Cell, e
 	for _, o := range out.ClockOffsets {
 		c.ClockOffsetsMS = append(c.ClockOffsetsMS, float64(o)/float64(time.Millisecond))
 	}
-	for _, h := range []struct {
-		dst  *string
-		src  *hdrhistogram.Histogram
-		name string
-	}{
+	if err := encodeHistograms([]histogramField{
 		{&c.Histograms.Acquire, m.Acquire, "acquire"}, {&c.Histograms.AcquireRaw, m.AcquireRaw, "acquire_raw"},
 		{&c.Histograms.Release, m.Release, "release"}, {&c.Histograms.Hold, m.Hold, "hold"},
 		{&c.Histograms.Handoff, out.Handoff, "handoff"},
-	} {
-		encoded, err := metrics.EncodeHistogram(h.src)
-		if err != nil {
-			return c, fmt.Errorf("runner: %s histogram: %w", h.name, err)
-		}
-		*h.dst = encoded
+	}); err != nil {
+		return c, err
 	}
 	return c, marginsOf(&c, out.Margins)
 }
@@ -172,18 +150,26 @@ func marginsOf(c *record.Cell, m *metrics.MarginSummary) error {
 	}
 	c.Margins = &record.Margins{
 		TTLMS:          float64(m.TTL) / float64(time.Millisecond),
-		ValidityLeftUS: record.LatencyOf(m.ValidityLeft), ExpiredAtAcquire: m.ExpiredAtAcquire,
-		Holds: m.Holds, LateHolds: m.LateHolds, LateUS: record.LatencyOf(m.Late),
-		Notices: m.Notices, LateNotices: m.LateNotices, LossNoticeUS: record.LatencyOf(m.LossNotice),
+		ValidityLeftUS: metrics.Quantiles(m.ValidityLeft), ExpiredAtAcquire: m.ExpiredAtAcquire,
+		Holds: m.Holds, LateHolds: m.LateHolds, LateUS: metrics.Quantiles(m.Late),
+		Notices: m.Notices, LateNotices: m.LateNotices, LossNoticeUS: metrics.Quantiles(m.LossNotice),
 	}
-	for _, h := range []struct {
-		dst  *string
-		src  *hdrhistogram.Histogram
-		name string
-	}{
+	return encodeHistograms([]histogramField{
 		{&c.Histograms.ValidityLeft, m.ValidityLeft, "validity left"}, {&c.Histograms.Late, m.Late, "late"},
 		{&c.Histograms.LossNotice, m.LossNotice, "loss notice"},
-	} {
+	})
+}
+
+// histogramField is a histogram and the record's field for its encoding.
+type histogramField struct {
+	dst  *string
+	src  *hdrhistogram.Histogram
+	name string
+}
+
+// encodeHistograms encodes each histogram into its field.
+func encodeHistograms(fields []histogramField) error {
+	for _, h := range fields {
 		encoded, err := metrics.EncodeHistogram(h.src)
 		if err != nil {
 			return fmt.Errorf("runner: %s histogram: %w", h.name, err)
@@ -205,19 +191,6 @@ func historyCheckOf(res *linearize.Result) *record.HistoryCheck {
 		}
 	}
 	return c
-}
-
-// errorsByKind are a phase's errors by kind as the record keeps them; nil
-// without errors.
-func errorsByKind(byKind map[string]metrics.ErrorCount) map[string]record.ErrorCount {
-	if len(byKind) == 0 {
-		return nil
-	}
-	out := make(map[string]record.ErrorCount, len(byKind))
-	for kind, c := range byKind {
-		out[kind] = record.ErrorCount(c)
-	}
-	return out
 }
 
 // newServerCost is what the servers' counters say a cell cost them,

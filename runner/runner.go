@@ -13,6 +13,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/history"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
@@ -363,7 +364,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	stopFaults()
 	// The schedule restores what it paused or cut before it returns: the
 	// next cell and the cleanup must find every node answering.
-	var events []faults.Event
+	var events []measure.FaultEvent
 	if schedule != nil {
 		events = schedule.Wait()
 	}
@@ -384,8 +385,8 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	cell.Fencing = fencing(variant)
 	cell.Settings = variants.Settings(variant, variants.Config{Conn: counted, Prefix: prefix, TTL: p.TTL,
 		Retry: p.Retry, AcquireTimeout: p.AcquireTimeout})
-	cell.Faults = eventsOf(append(events, out.FaultEvents...))
-	slices.SortFunc(cell.Faults, func(a, b record.Event) int { return cmp.Compare(a.AtS, b.AtS) })
+	cell.Faults = append(events, out.FaultEvents...)
+	slices.SortFunc(cell.Faults, func(a, b measure.FaultEvent) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server.
 	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
 		cell.Server, cell.ServerNote = stats.finish(ctx, cell.Acquisitions)

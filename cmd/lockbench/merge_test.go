@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -51,7 +52,7 @@ func TestMerge(t *testing.T) {
 		ha, _ := metrics.DecodeHistogram(ca.Histograms.Acquire)
 		hb, _ := metrics.DecodeHistogram(cb.Histograms.Acquire)
 		ha.Merge(hb)
-		if want := record.Latency(metrics.Quantiles(ha)); c.AcquireLatencyUS != want {
+		if want := measure.Latency(metrics.Quantiles(ha)); c.AcquireLatencyUS != want {
 			t.Errorf("%s: merged percentiles %+v, want those of the merged histograms %+v", c.Variant, c.AcquireLatencyUS, want)
 		}
 	}
