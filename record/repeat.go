@@ -3,6 +3,8 @@ package record
 import (
 	"slices"
 
+	"golang.org/x/perf/benchmath"
+
 	"github.com/lockbench/lockbench/measure"
 )
 
@@ -58,17 +60,18 @@ func Repeated(rec *Record) bool {
 }
 
 // Median returns the median of vs (the mean of the middle two for an even
-// count), 0 for none.
+// count), 0 for none: benchmath's, as compare summarizes repetitions.
 func Median(vs []float64) float64 {
 	if len(vs) == 0 {
 		return 0
 	}
-	s := slices.Sorted(slices.Values(vs))
-	if n := len(s); n%2 == 0 {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-	return s[len(s)/2]
+	sample := benchmath.NewSample(slices.Clone(vs), &benchmath.DefaultThresholds) // sorts its values
+	return benchmath.AssumeNothing.Summary(sample, medianConfidence).Center
 }
+
+// medianConfidence is the confidence of the interval benchmath computes
+// beside a median, which Median does not use.
+const medianConfidence = 0.95
 
 // Spread is the range of vs relative to their median: (max-min)/median,
 // 0 when the median is 0.
