@@ -171,7 +171,7 @@ type Report struct {
 	OnlyOld, OnlyNew []CellID
 	Rules            []Rule
 	// Failures are the rules that failed, by rule then cell.
-	Failures []Failure
+	Failures []RuleFailure
 	// Warnings are the distinct warnings of every row, and what they mean
 	// for the report, in the order first seen.
 	Warnings []string

@@ -52,7 +52,7 @@ func newRecord(t *testing.T, runID string, hold string, cells ...[]record.Cell) 
 	rec := &record.Record{
 		Schema: record.SchemaVersion, Tool: "lockbench", RunID: runID,
 		Started:  time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
-		Config:   record.Config{Client: "rueidis", TTL: 10 * time.Second, Workload: record.Workload{Keys: 1, Hold: hold}},
+		Config:   record.RunConfig{Client: "rueidis", TTL: 10 * time.Second, Workload: record.Workload{Keys: 1, Hold: hold}},
 		Topology: record.TopologyInfo{Name: "local:single", ServerVersion: "7.0.15", Representative: true},
 	}
 	for rep := 0; ; rep++ {

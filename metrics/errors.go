@@ -2,10 +2,10 @@ package metrics
 
 import "github.com/lockbench/lockbench/measure"
 
-// Failure is one error a client met (an acquire or a release that failed
+// ClientError is one error a client met (an acquire or a release that failed
 // other than by finding the lock held or timing out), as a recorder
 // counts it: by kind.
-type Failure struct {
+type ClientError struct {
 	// Kind names what failed: the Redis error prefix of a server's reply
 	// (OOM, READONLY, MOVED, NOSCRIPT, ...), or timeout, connection
 	// refused, connection reset, EOF, other.
@@ -36,7 +36,7 @@ type errorSlot struct {
 // the last, which counts every kind the others have no room for as
 // ErrorOverflow. The first error of a kind gives its sample; after that,
 // counting allocates nothing. Call it with the recorder's mutex held.
-func countError(slots *[maxErrorKinds]errorSlot, f Failure) {
+func countError(slots *[maxErrorKinds]errorSlot, f ClientError) {
 	kind := f.Kind
 	if kind == "" {
 		kind = "other"

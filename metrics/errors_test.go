@@ -15,11 +15,11 @@ import (
 func TestRecorderCountsErrorsByKind(t *testing.T) {
 	start := time.Now()
 	a, b := NewRecorder(start), NewRecorder(start)
-	a.Failed(start, Failure{Kind: "OOM", Message: "OOM first", Err: errors.New("wrapped: OOM first")})
-	a.Failed(start, Failure{Kind: "OOM", Message: "OOM second"})
-	a.Failed(start.Add(time.Second), Failure{Kind: "timeout", Err: errors.New("i/o timeout")})
-	b.Failed(start, Failure{Kind: "OOM", Message: "OOM from b"})
-	b.Failed(start, Failure{Err: errors.New("odd")})
+	a.Failed(start, ClientError{Kind: "OOM", Message: "OOM first", Err: errors.New("wrapped: OOM first")})
+	a.Failed(start, ClientError{Kind: "OOM", Message: "OOM second"})
+	a.Failed(start.Add(time.Second), ClientError{Kind: "timeout", Err: errors.New("i/o timeout")})
+	b.Failed(start, ClientError{Kind: "OOM", Message: "OOM from b"})
+	b.Failed(start, ClientError{Err: errors.New("odd")})
 	s := Merge([]*Recorder{a, b}, nil)
 	want := map[string]measure.ErrorCount{
 		"OOM": {Count: 3, Sample: "OOM first"}, "timeout": {Count: 1, Sample: "i/o timeout"}, "other": {Count: 1, Sample: "odd"},
@@ -37,7 +37,7 @@ func TestRecorderCountsErrorsByKind(t *testing.T) {
 func TestRecorderErrorKindsOverflow(t *testing.T) {
 	r := NewRecorder(time.Now())
 	for i := range maxErrorKinds + 4 {
-		r.Failed(time.Now(), Failure{Kind: fmt.Sprintf("KIND%d", i), Message: "m"})
+		r.Failed(time.Now(), ClientError{Kind: fmt.Sprintf("KIND%d", i), Message: "m"})
 	}
 	s := Merge([]*Recorder{r}, nil)
 	var total int64
@@ -54,11 +54,11 @@ func TestFailedDoesNotAllocate(t *testing.T) {
 	start := time.Now()
 	r := NewRecorder(start)
 	err := errors.New("dial tcp: connection refused")
-	r.Failed(start, Failure{Kind: "connection refused", Err: err})
-	r.Failed(start, Failure{Kind: "OOM", Message: "OOM command not allowed"})
+	r.Failed(start, ClientError{Kind: "connection refused", Err: err})
+	r.Failed(start, ClientError{Kind: "OOM", Message: "OOM command not allowed"})
 	allocs := testing.AllocsPerRun(1000, func() {
-		r.Failed(start, Failure{Kind: "connection refused", Err: err})
-		r.Failed(start, Failure{Kind: "OOM", Message: "OOM command not allowed"})
+		r.Failed(start, ClientError{Kind: "connection refused", Err: err})
+		r.Failed(start, ClientError{Kind: "OOM", Message: "OOM command not allowed"})
 	})
 	if allocs != 0 {
 		t.Errorf("counting an error allocates %.1f times", allocs)

@@ -14,12 +14,12 @@ import (
 func TestMergeSumsCounters(t *testing.T) {
 	now := time.Now()
 	a, b := NewRecorder(now), NewRecorder(now)
-	for e, n := range map[Event]int{Attempt: 10, Busy: 4, Timeout: 1, Error: 2, LeaseLost: 3, Dropped: 2} {
+	for e, n := range map[EventKind]int{Attempt: 10, Busy: 4, Timeout: 1, Error: 2, LeaseLost: 3, Dropped: 2} {
 		for range n {
 			a.Add(now, e)
 		}
 	}
-	for e, n := range map[Event]int{Attempt: 5, Busy: 1, Error: 1} {
+	for e, n := range map[EventKind]int{Attempt: 5, Busy: 1, Error: 1} {
 		for range n {
 			b.Add(now, e)
 		}

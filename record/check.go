@@ -195,22 +195,22 @@ func Check(cond string, c *Cell) (bool, error) {
 	return ok, nil
 }
 
-// Failure is a threshold that did not hold on a cell.
-type Failure struct {
+// ThresholdFailure is a threshold that did not hold on a cell.
+type ThresholdFailure struct {
 	Cell      *Cell
 	Threshold Threshold
 	Got       float64
 }
 
-func (f Failure) String() string {
+func (f ThresholdFailure) String() string {
 	return fmt.Sprintf("%s, %d clients: %s (got %s)", f.Cell.Variant, f.Cell.Clients, f.Threshold.Text, figures[f.Threshold.metric].Format(f.Got))
 }
 
 // Evaluate checks every threshold on every cell of rec that ran (on its
 // summary over repetitions: medians, and violations totalled), and returns
 // the ones that failed.
-func Evaluate(rec *Record, thresholds []Threshold) []Failure {
-	var failed []Failure
+func Evaluate(rec *Record, thresholds []Threshold) []ThresholdFailure {
+	var failed []ThresholdFailure
 	for _, g := range Groups(rec) {
 		c := g.Summary()
 		if c.Error != "" {
@@ -218,7 +218,7 @@ func Evaluate(rec *Record, thresholds []Threshold) []Failure {
 		}
 		for _, t := range thresholds {
 			if ok, got := t.Holds(&c); !ok {
-				failed = append(failed, Failure{Cell: &c, Threshold: t, Got: got})
+				failed = append(failed, ThresholdFailure{Cell: &c, Threshold: t, Got: got})
 			}
 		}
 	}

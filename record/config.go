@@ -13,12 +13,12 @@ const (
 	FenceReject = "reject"
 )
 
-// Config is the run's plan as the record echoes it: what was asked for,
+// RunConfig is the run's plan as the record echoes it: what was asked for,
 // in the plan's own JSON shape (field for field, so that a plan encodes
-// to the same JSON as the Config made from it). Durations, distributions
+// to the same JSON as the RunConfig made from it). Durations, distributions
 // and policies are in their text form: the record is read without the
 // packages that parse them.
-type Config struct {
+type RunConfig struct {
 	Variants []string     `json:"variants"`
 	Clients  []int        `json:"clients"`
 	Client   string       `json:"client"`
@@ -58,7 +58,7 @@ type TopologySpec struct {
 // Workload is the load of each cell, as the plan gave it.
 type Workload struct {
 	// Clients is set on a cell's own load only: the plan's are
-	// Config.Clients.
+	// RunConfig.Clients.
 	Clients      int  `json:"clients,omitempty"`
 	Keys         int  `json:"keys"`
 	KeyPerClient bool `json:"key_per_client,omitempty"`

@@ -69,7 +69,7 @@ func fuzzRecord(f *testing.F) []byte {
 		Schema: SchemaVersion, Tool: "lockbench", RunID: "20261130T114116-20dca4",
 		Started: started, Finished: started.Add(4 * time.Second),
 		Host: Host{Hostname: "ci", OS: "linux", Arch: "amd64", CPUs: 2, GoVersion: "go1.26.8"},
-		Config: Config{
+		Config: RunConfig{
 			Variants: []string{"lua-release"}, Clients: []int{8},
 			Workload: Workload{Keys: 1, Hold: "exp:2ms", Think: "0s", Duration: 3 * time.Second, Warmup: 500 * time.Millisecond},
 			TTL:      10 * time.Second, AcquireTimeout: 10 * time.Second, Limit: 1, Repeat: 1, Fence: FenceCount,

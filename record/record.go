@@ -27,7 +27,7 @@ type Record struct {
 	// cells after it count errors.
 	Failure  string       `json:"failure,omitempty"`
 	Host     Host         `json:"host"`
-	Config   Config       `json:"config"`
+	Config   RunConfig    `json:"config"`
 	Topology TopologyInfo `json:"topology"`
 	Cells    []Cell       `json:"cells"`
 	// Sweep is set on the records of lockbench sweep.

@@ -62,7 +62,7 @@ func goldenFullRecord() *record.Record {
 		Schema: record.SchemaVersion, Tool: "lockbench", RunID: "20261130T120000-golden",
 		Started: started, Finished: started.Add(time.Minute), Interrupted: true, Failure: "the Redis under test stopped answering",
 		Host: record.Host{Hostname: "ci", OS: "linux", Arch: "amd64", CPUs: 2, GoVersion: "go1.26.8"},
-		Config: record.Config{
+		Config: record.RunConfig{
 			Variants: []string{"fenced"}, Clients: []int{8}, Client: "rueidis",
 			Topology: record.TopologySpec{Name: "local:replicated?replicas=2", Targets: []string{"redis://:xxxxx@127.0.0.1:7000"},
 				Cluster: []string{"127.0.0.1:7001"}, Sentinels: []string{"127.0.0.1:26379"}, MasterName: "mymaster", TLSCA: "ca.pem", TLSInsecure: true},

@@ -73,7 +73,7 @@ func goldenRecord(t *testing.T) *record.Record {
 	open2.Repetition = 2
 	failed := record.Cell{Variant: "redlock", Client: "rueidis", Topology: "local:single", Clients: 8, Keys: 1, Limit: 1, Repetition: 1, Error: "no independent nodes"}
 	return &record.Record{Schema: record.SchemaVersion, Tool: "lockbench", RunID: "20261130T120000-golden",
-		Config:   record.Config{Client: "rueidis", Workload: record.Workload{Keys: 1, Hold: "exp:1ms", Think: "0s"}, TTL: 10 * time.Second, Repeat: 2},
+		Config:   record.RunConfig{Client: "rueidis", Workload: record.Workload{Keys: 1, Hold: "exp:1ms", Think: "0s"}, TTL: 10 * time.Second, Repeat: 2},
 		Topology: record.TopologyInfo{Name: "local:single", ServerVersion: "7.0.15", Representative: true},
 		Cells:    []record.Cell{lua, none1, open, failed, lua2, none2, open2}}
 }
@@ -92,7 +92,7 @@ var goldenRenderings = []struct {
 }
 
 // TestRenderGolden pins the table, markdown and CSV renderings of a
-// record; go test ./results -update rewrites testdata/render.*.golden.
+// record; go test ./render -update rewrites testdata/render.*.golden.
 func TestRenderGolden(t *testing.T) {
 	rec := goldenRecord(t)
 	for _, r := range goldenRenderings {

@@ -23,10 +23,10 @@ import (
 
 // configOf is the plan as the record echoes it, its topology's passwords
 // masked: field for field the plan's JSON.
-func configOf(p plan.Plan) record.Config {
+func configOf(p plan.Plan) record.RunConfig {
 	topo := p.Topology.Redacted()
 	w := p.Workload
-	c := record.Config{
+	c := record.RunConfig{
 		Variants: p.Variants, Clients: p.Clients, Client: p.Client,
 		Topology: record.TopologySpec{Name: topo.Name, Targets: topo.Targets, Cluster: topo.Cluster, Sentinels: topo.Sentinels,
 			MasterName: topo.MasterName, TLSCA: topo.TLSCA, TLSInsecure: topo.TLSInsecure},

@@ -85,7 +85,7 @@ func unset(v reflect.Value, path string) []string {
 func TestConfigOfEchoesThePlan(t *testing.T) {
 	full := fullPlan(t)
 	if zero := unset(reflect.ValueOf(full), "Plan"); len(zero) > 0 {
-		t.Fatalf("the test's plan leaves %v unset: set them, and echo them in record.Config (configOf)", zero)
+		t.Fatalf("the test's plan leaves %v unset: set them, and echo them in record.RunConfig (configOf)", zero)
 	}
 	for name, p := range map[string]plan.Plan{"full": full, "empty": {}, "defaults": (plan.Plan{}).WithDefaults()} {
 		redacted := p
@@ -103,7 +103,7 @@ func TestConfigOfEchoesThePlan(t *testing.T) {
 		}
 		dec := json.NewDecoder(bytes.NewReader(want))
 		dec.DisallowUnknownFields()
-		var c record.Config
+		var c record.RunConfig
 		if err := dec.Decode(&c); err != nil || !reflect.DeepEqual(c, configOf(p)) {
 			t.Errorf("%s: the plan's JSON decodes as config %+v (%v), want %+v", name, c, err, configOf(p))
 		}

@@ -23,7 +23,7 @@ import (
 func syntheticRecord(t *testing.T, name string, throughputs []float64, overlapsIn ...int) string {
 	t.Helper()
 	rec := &record.Record{Schema: record.SchemaVersion, Tool: "lockbench", RunID: name,
-		Config:   record.Config{Repeat: len(throughputs)},
+		Config:   record.RunConfig{Repeat: len(throughputs)},
 		Topology: record.TopologyInfo{Name: "local:single", Representative: true}}
 	for i, tp := range throughputs {
 		c := record.Cell{Variant: "lua-release", Client: "rueidis", Topology: "local:single", Clients: 8, Keys: 1, Limit: 1,
