@@ -184,7 +184,7 @@ type ServerCost struct {
 	// included, sentinels not.
 	CPUSeconds float64 `json:"cpu_seconds"`
 	// Nodes is the cost per node.
-	Nodes []NodeCost `json:"nodes"`
+	Nodes []measure.NodeCost `json:"nodes"`
 
 	// The figures below relate the cost to the cell's acquisitions (see
 	// Relate). CommandsPerAcquisition counts every command Redis ran, those
@@ -197,16 +197,6 @@ type ServerCost struct {
 	// implies: acquisitions per second one fully busy Redis core could serve.
 	CPUMicrosPerAcquisition float64 `json:"cpu_us_per_acquisition"`
 	AcquisitionsPerCore     float64 `json:"acquisitions_per_core_s"`
-}
-
-// NodeCost is what one node spent.
-type NodeCost struct {
-	Node string `json:"node"`
-	Role string `json:"role"`
-	// Commands is the commands the node ran, without housekeeping; on a
-	// replica, those its master replicated to it.
-	Commands   int64   `json:"commands"`
-	CPUSeconds float64 `json:"cpu_seconds"`
 }
 
 // scriptCommands are the commands that run a script or function.

@@ -36,7 +36,7 @@ func goldenFullRecord() *record.Record {
 			"timeout": {Count: 1, Sample: "i/o timeout"}},
 		Counters: map[string]int64{"unacked": 4},
 		Server: &record.ServerCost{Commands: 7400, ByCommand: map[string]int64{"evalsha": 2500, "set": 4900}, Housekeeping: 12, CPUSeconds: 0.25,
-			Nodes:                  []record.NodeCost{{Node: "master", Role: "master", Commands: 7400, CPUSeconds: 0.2}},
+			Nodes:                  []measure.NodeCost{{Node: "master", Role: "master", Commands: 7400, CPUSeconds: 0.2}},
 			CommandsPerAcquisition: 2.96, ScriptRuns: 2500, CPUMicrosPerAcquisition: 100, AcquisitionsPerCore: 10000},
 		ServerNote: "replica-1 restarted at 1.2s: counted from its restart",
 		Fairness:   measure.Fairness{Clients: 2, MinPerClient: 1200, MaxPerClient: 1300, Jain: 0.99, PerClient: []int64{1200, 1300}},

@@ -196,10 +196,8 @@ func historyCheckOf(res *linearize.Result) *record.HistoryCheck {
 // newServerCost is what the servers' counters say a cell cost them,
 // related to the acquisitions that caused it.
 func newServerCost(cost metrics.ServerCost, acquisitions int64) *record.ServerCost {
-	s := &record.ServerCost{Commands: cost.Commands, ByCommand: cost.ByCommand, Housekeeping: cost.Housekeeping, CPUSeconds: cost.CPUSeconds}
-	for _, n := range cost.Nodes {
-		s.Nodes = append(s.Nodes, record.NodeCost(n))
-	}
+	s := &record.ServerCost{Commands: cost.Commands, ByCommand: cost.ByCommand, Housekeeping: cost.Housekeeping, CPUSeconds: cost.CPUSeconds,
+		Nodes: cost.Nodes}
 	s.Relate(acquisitions)
 	return s
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
@@ -205,7 +206,7 @@ func TestRecordFromTheRun(t *testing.T) {
 		t.Errorf("fencing: fenced %v, lua-release %v, unknown %v; want true, false, false", fencing("fenced"), fencing("lua-release"), fencing("no-such-variant"))
 	}
 	cost := newServerCost(metrics.ServerCost{Commands: 3000, ByCommand: map[string]int64{"evalsha": 1000, "set": 2000}, CPUSeconds: 0.1,
-		Nodes: []metrics.NodeCost{{Node: "master", Role: "master", Commands: 3000, CPUSeconds: 0.1}}}, 1000)
+		Nodes: []measure.NodeCost{{Node: "master", Role: "master", Commands: 3000, CPUSeconds: 0.1}}}, 1000)
 	if cost.CommandsPerAcquisition != 3 || cost.ScriptRuns != 1000 || cost.CPUMicrosPerAcquisition != 100 || cost.AcquisitionsPerCore != 10000 ||
 		len(cost.Nodes) != 1 || cost.Nodes[0].Commands != 3000 {
 		t.Errorf("server cost %+v; want 3 commands, 100 µs per acquisition, 1000 script runs, 10000 acq/s per core, the node's cost", cost)

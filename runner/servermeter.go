@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
@@ -254,7 +255,7 @@ func (m *serverMeter) sum(end time.Time) (*metrics.ServerCost, string) {
 			for name, calls := range n.cost.ByCommand {
 				cost.ByCommand[name] += calls
 			}
-			cost.Nodes = append(cost.Nodes, metrics.NodeCost{Node: n.name, Role: n.last.Role, Commands: n.commands, CPUSeconds: n.cpu})
+			cost.Nodes = append(cost.Nodes, measure.NodeCost{Node: n.name, Role: n.last.Role, Commands: n.commands, CPUSeconds: n.cpu})
 		}
 		n.mu.Unlock()
 	}
