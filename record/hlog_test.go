@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
@@ -58,10 +59,10 @@ func cellOf(t *testing.T, recs ...*metrics.Recorder) record.Cell {
 	out := workloads.Outcome{
 		Measured: metrics.Merge(recs, nil),
 		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  4 * time.Second,
 	}
-	cell, err := runner.NewCell(out, metrics.OracleReport{})
+	cell, err := runner.NewCell(out, oracle.Report{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
@@ -29,8 +30,8 @@ func TestJainUndefinedInTableJSONAndCSV(t *testing.T) {
 		busy.Add(now, metrics.Busy)
 	}
 	out := workloads.Outcome{Measured: metrics.Merge([]*metrics.Recorder{busy}, []int64{0, 0, 0, 0}),
-		Warmup: metrics.Merge(nil, nil), Handoff: metrics.NewOracle(1, 1).Handoff(), Elapsed: time.Second}
-	cell, err := runner.NewCell(out, metrics.OracleReport{})
+		Warmup: metrics.Merge(nil, nil), Handoff: oracle.New(1, 1).Handoff(), Elapsed: time.Second}
+	cell, err := runner.NewCell(out, oracle.Report{})
 	if err != nil {
 		t.Fatal(err)
 	}

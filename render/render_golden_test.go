@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
@@ -19,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenCell builds a cell from real recorders with fixed times and
 // latencies: n acquisitions of 10 µs·(i%k+1), an open loop when offered.
-func goldenCell(t *testing.T, variant string, clients int, n, k int, offered int64, oracle metrics.OracleReport) record.Cell {
+func goldenCell(t *testing.T, variant string, clients int, n, k int, offered int64, report oracle.Report) record.Cell {
 	t.Helper()
 	start := time.Unix(1_700_000_000, 0)
 	rec := metrics.NewRecorder(start)
@@ -45,12 +46,12 @@ func goldenCell(t *testing.T, variant string, clients int, n, k int, offered int
 	out := workloads.Outcome{
 		Measured: metrics.Merge([]*metrics.Recorder{rec}, perClient),
 		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  2 * time.Second,
 		Offered:  offered,
 	}
 	out.Measured.Commands = int64(3 * n)
-	c, err := runner.NewCell(out, oracle)
+	c, err := runner.NewCell(out, report)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,13 +63,13 @@ func goldenCell(t *testing.T, variant string, clients int, n, k int, offered int
 // repeated, one cell an open loop, one with violations, one failed.
 func goldenRecord(t *testing.T) *record.Record {
 	t.Helper()
-	lua := goldenCell(t, "lua-release", 8, 2000, 300, 0, metrics.OracleReport{CriticalSections: 2000})
-	none1 := goldenCell(t, "none", 8, 3000, 50, 0, metrics.OracleReport{Overlaps: 12, MaxOccupancy: 3, LostUpdates: 4, CriticalSections: 3000})
-	none2 := goldenCell(t, "none", 8, 2800, 60, 0, metrics.OracleReport{Overlaps: 9, MaxOccupancy: 2, LostUpdates: 1, CriticalSections: 2800})
+	lua := goldenCell(t, "lua-release", 8, 2000, 300, 0, oracle.Report{CriticalSections: 2000})
+	none1 := goldenCell(t, "none", 8, 3000, 50, 0, oracle.Report{Overlaps: 12, MaxOccupancy: 3, LostUpdates: 4, CriticalSections: 3000})
+	none2 := goldenCell(t, "none", 8, 2800, 60, 0, oracle.Report{Overlaps: 9, MaxOccupancy: 2, LostUpdates: 1, CriticalSections: 2800})
 	none2.Repetition = 2
 	lua2 := lua
 	lua2.Repetition = 2
-	open := goldenCell(t, "set-nx-ex", 16, 1500, 900, 3200, metrics.OracleReport{CriticalSections: 1500})
+	open := goldenCell(t, "set-nx-ex", 16, 1500, 900, 3200, oracle.Report{CriticalSections: 1500})
 	open2 := open
 	open2.Repetition = 2
 	failed := record.Cell{Variant: "redlock", Client: "rueidis", Topology: "local:single", Clients: 8, Keys: 1, Limit: 1, Repetition: 1, Error: "no independent nodes"}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
 	"github.com/lockbench/lockbench/runner"
@@ -24,9 +25,9 @@ func ExampleWrite() {
 	cell, err := runner.NewCell(workloads.Outcome{
 		Measured: metrics.Merge([]*metrics.Recorder{recorder}, []int64{600, 400}),
 		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  time.Second,
-	}, metrics.OracleReport{})
+	}, oracle.Report{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -19,6 +19,7 @@ import (
 	"github.com/lockbench/lockbench/capacity"
 	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
 	"github.com/lockbench/lockbench/runner"
@@ -47,14 +48,14 @@ func cell(t *testing.T, variant string, clients int, openLoop bool) record.Cell 
 	out := workloads.Outcome{
 		Measured: metrics.Merge([]*metrics.Recorder{rec}, perClient),
 		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  2500 * time.Millisecond,
 	}
 	out.Measured.Series[1].Overlaps = 2
 	if openLoop {
 		out.Offered = 3000
 	}
-	c, err := runner.NewCell(out, metrics.OracleReport{Overlaps: 2, LostUpdates: 1, CriticalSections: 3000})
+	c, err := runner.NewCell(out, oracle.Report{Overlaps: 2, LostUpdates: 1, CriticalSections: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}

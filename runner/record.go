@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockbench/lockbench/linearize"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
@@ -82,7 +83,7 @@ func fencing(variant string) bool {
 // keeps it: figures and quantiles, counts, and the measured phase's
 // histograms encoded. The cell's names (variant, client, clients ...),
 // its fault events and its server cost are left to the caller.
-func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (record.Cell, error) {
+func NewCell(out workloads.Outcome, oracle oracle.Report) (record.Cell, error) {
 	m := out.Measured
 	c := record.Cell{
 		ElapsedS:            out.Elapsed.Seconds(),

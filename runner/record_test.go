@@ -12,6 +12,7 @@ import (
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
@@ -161,7 +162,7 @@ func sampleOutcome() workloads.Outcome {
 	out := workloads.Outcome{
 		Measured: metrics.Merge([]*metrics.Recorder{rec}, []int64{1000}),
 		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  2 * time.Second,
 	}
 	out.Measured.Commands = 3000
@@ -169,7 +170,7 @@ func sampleOutcome() workloads.Outcome {
 }
 
 func TestNewCellFigures(t *testing.T) {
-	c, err := NewCell(sampleOutcome(), metrics.OracleReport{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
+	c, err := NewCell(sampleOutcome(), oracle.Report{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,8 +190,8 @@ func TestNewCellFigures(t *testing.T) {
 }
 
 func TestNewCellFenceCounts(t *testing.T) {
-	out := workloads.Outcome{Measured: metrics.Merge(nil, nil), Warmup: metrics.Merge(nil, nil), Handoff: metrics.NewOracle(1, 1).Handoff()}
-	c, err := NewCell(out, metrics.OracleReport{StaleWrites: 7, RejectedWrites: 9})
+	out := workloads.Outcome{Measured: metrics.Merge(nil, nil), Warmup: metrics.Merge(nil, nil), Handoff: oracle.New(1, 1).Handoff()}
+	c, err := NewCell(out, oracle.Report{StaleWrites: 7, RejectedWrites: 9})
 	if err != nil {
 		t.Fatal(err)
 	}

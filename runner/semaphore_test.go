@@ -53,7 +53,8 @@ func TestSemaphoresUnderContention(t *testing.T) {
 }
 
 // Clients with clocks up to 2 s apart: the basic semaphore lets clients
-// with slow clocks take permits that are not free, as the seed predicts.
+// with slow clocks take permits that are not free, as Redis in Action §6.3.1
+// predicts.
 func TestSkewedClocksBreakBasicSemaphore(t *testing.T) {
 	skew, err := workloads.ParseSkew("uniform:-2s..2s")
 	if err != nil {

@@ -44,7 +44,7 @@ func init() {
 		Name: "notify",
 		Kind: KindLock,
 		Source: "Redisson's RedissonLock (unlock publishes to a per-lock channel its waiters subscribe to, " +
-			"with a timed wait as fallback); against the seeds' polling (seed 000 简易锁: retry after ~1 ms)",
+			"with a timed wait as fallback); against the polling of Redis in Action (Carlson 2013) §6.2.3 (retry after ~1 ms)",
 		Summary: "lua-release whose release wakes one waiter. Acquire: Lua SET NX PX that, when busy, marks " +
 			"the lock waited for ({name}:waiters, PX). Release: Lua compare-and-delete that, when it deleted " +
 			"and the mark is set, LPUSHes one token to {name}:wake (LTRIM 0 0, PEXPIRE 1s). A waiter sends " +

@@ -58,7 +58,8 @@ func (c Claims) String() string {
 type Info struct {
 	Name string `json:"name"`
 	Kind Kind   `json:"kind"`
-	// Source is where the design comes from: a seed section, paper or library.
+	// Source is where the design comes from: a published text with its
+	// section (book, article, paper, documentation page) or a library.
 	Source string `json:"source"`
 	// Summary says in one line how it acquires and releases.
 	Summary string `json:"summary"`

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -85,7 +85,7 @@ func BenchmarkOpenLoopCycle(b *testing.B) {
 				var acquisitions int64
 				before := readUsage()
 				for b.Loop() {
-					out, err := workloads.Run(b.Context(), spec, newLock, metrics.NewOracle(cycleClients, 1), nil)
+					out, err := workloads.Run(b.Context(), spec, newLock, oracle.New(cycleClients, 1), nil)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -160,7 +160,7 @@ func benchHarness(b *testing.B, variant string, conn clients.Client, prefix stri
 	newLock := cycleLocks(variant, conn, prefix)
 	before := readUsage()
 	b.ResetTimer()
-	out, err := workloads.Run(b.Context(), spec, newLock, metrics.NewOracle(cycleClients, 1), nil)
+	out, err := workloads.Run(b.Context(), spec, newLock, oracle.New(cycleClients, 1), nil)
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 )
 
@@ -37,14 +38,14 @@ const (
 // and returns what it measured. Every lease taken is released before Run
 // returns. atMeasure, when not nil, is called once when the measured phase
 // starts.
-func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasure func()) (Outcome, error) {
+func Run(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle, atMeasure func()) (Outcome, error) {
 	if err := spec.Validate(); err != nil {
 		return Outcome{}, err
 	}
 	if len(spec.Stages) > 0 {
 		spec.Duration = StagesDuration(spec.Stages)
 	}
-	d, err := newDriver(ctx, spec, newLock, oracle)
+	d, err := newDriver(ctx, spec, newLock, o)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -55,7 +56,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 		}
 	}
 	d.begin()
-	spec.Live.attach(oracle)
+	spec.Live.attach(o)
 
 	// The end is a cancel, not a context deadline: a client library that
 	// turns a deadline into a socket timeout would report the commands in
@@ -108,7 +109,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 	out := Outcome{
 		Measured:     metrics.Merge(d.measured, perClient),
 		Warmup:       metrics.Merge(d.warm, nil),
-		Handoff:      oracle.Handoff(),
+		Handoff:      o.Handoff(),
 		Elapsed:      max(end.Sub(d.measureAt), 0),
 		Offered:      d.offered.Load(),
 		Interrupted:  ctx.Err() != nil,
@@ -130,7 +131,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 type driver struct {
 	spec      Spec
 	names     []string
-	oracle    Oracle
+	oracle    oracle.Oracle
 	clients   []*client
 	stripes   int                 // the clients' recorders per phase
 	warm      []*metrics.Recorder // per stripe, then the schedule's
@@ -154,12 +155,12 @@ type driver struct {
 	margins  []*metrics.Margins
 }
 
-func newDriver(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
+func newDriver(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle) (*driver, error) {
 	spec.Keys = max(spec.Keys, 1)
 	if spec.KeyPerClient {
 		spec.Keys = max(spec.Keys, spec.FirstClient+spec.Clients)
 	}
-	d := &driver{spec: spec, oracle: oracle, clientFaults: newClientFaults(spec.Faults)}
+	d := &driver{spec: spec, oracle: o, clientFaults: newClientFaults(spec.Faults)}
 	for i := range spec.Keys {
 		d.names = append(d.names, LockName(i))
 	}
@@ -361,7 +362,7 @@ func (c *client) note(name string) { c.d.recorder(c.stripe, time.Now()).Note(nam
 // attempt counts a try at acquiring; the lock calls it from Acquire. Only
 // a busy try is counted in the per-second series, so only it reads the
 // clock; the first busy try of an acquire starts the client's wait for
-// the resource (Oracle.Waiting).
+// the resource (oracle.Oracle.Waiting).
 func (c *client) attempt(err error) {
 	if err != nil && isBusy(err) {
 		at := c.d.now()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
@@ -35,11 +36,11 @@ func Sample(t testing.TB) *record.Record {
 	out := workloads.Outcome{
 		Measured: metrics.Merge([]*metrics.Recorder{rec}, []int64{1000}),
 		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  2 * time.Second,
 	}
 	out.Measured.Commands = 3000
-	cell, err := runner.NewCell(out, metrics.OracleReport{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
+	cell, err := runner.NewCell(out, oracle.Report{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

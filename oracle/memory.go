@@ -1,4 +1,4 @@
-package metrics
+package oracle
 
 import (
 	"fmt"
@@ -6,27 +6,30 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/lockbench/lockbench/metrics"
 )
 
-// Oracle is the protected resource of a run cell, independent of Redis. It
-// never trusts the lock: it counts how many holders are inside each resource's
-// critical section at once and keeps a counter per resource that every holder
-// reads on [Oracle.Enter] and writes back, plus one, on [Oracle.Exit]. When the
-// lock works the counters equal the number of critical sections; every overlap
-// of two holders loses an update.
+// Memory is the protected resource of a run cell, kept in this process's
+// memory, independent of Redis. It never trusts the lock: it counts how many
+// holders are inside each resource's critical section at once and keeps a
+// counter per resource that every holder reads on [Memory.Enter] and writes
+// back, plus one, on [Memory.Exit]. When the lock works the counters equal
+// the number of critical sections; every overlap of two holders loses an
+// update.
 //
 // Where the lock hands out fencing tokens, the resource also remembers the
 // highest token written to it and checks every write against it, as the
 // storage in Kleppmann's "How to do distributed locking" (2016) does: a
 // write whose token is lower is stale (its holder's lock has passed on to
 // someone who has written since). By default a stale write is counted and
-// applied; [Oracle.RejectStaleWrites] makes the resource refuse it.
+// applied; [Memory.RejectStaleWrites] makes the resource refuse it.
 //
-// An Oracle is safe for concurrent use by many goroutines. What an entry or
+// A Memory is safe for concurrent use by many goroutines. What an entry or
 // an exit costs does not grow with the clients or the resources of the
 // cell: each touches its own resource, and reads no clock when the caller
-// gives the time ([Oracle.EnterFencedAt], [Oracle.ExitAt]).
-type Oracle struct {
+// gives the time ([Memory.EnterFencedAt], [Memory.ExitAt]).
+type Memory struct {
 	limit     int64
 	resources []resource
 	// rejectStale makes the resources refuse stale writes; set before the
@@ -107,92 +110,18 @@ func (res *resource) at(t time.Time) time.Time {
 	return t
 }
 
-// Entry is one holder's stay in a critical section, returned by
-// [Oracle.Enter] and handed back to exactly one of [Oracle.Exit] or
-// [Oracle.Abandon].
-type Entry struct {
-	resource  int
-	valueRead int64
-	entered   bool
-	epoch     int64  // the resource's entry count at this entry
-	token     uint64 // the holder's fencing token, 0 for none
-}
-
-// Resource returns the resource the holder entered.
-func (e Entry) Resource() int { return e.resource }
-
-// ValueRead returns the resource's counter as read when the holder entered.
-func (e Entry) ValueRead() int64 { return e.valueRead }
-
-// Token returns the fencing token the holder's write carries, 0 for none.
-func (e Entry) Token() uint64 { return e.token }
-
-// Epoch returns the resource's entry count at this entry: later entries
-// have higher epochs.
-func (e Entry) Epoch() int64 { return e.epoch }
-
-// NewEntry returns the entry of a holder of resource that read valueRead at
-// entry number epoch, writing with fencing token token (0 for none): what an
-// oracle kept elsewhere (a witness) hands its holders.
-func NewEntry(resource int, valueRead, epoch int64, token uint64) Entry {
-	return Entry{resource: resource, valueRead: valueRead, entered: true, epoch: epoch, token: token}
-}
-
-// OracleReport is what the oracle observed.
-type OracleReport struct {
-	// Overlaps counts entries that made a resource's holders exceed the limit.
-	Overlaps int64 `json:"overlaps"`
-	// MaxOccupancy is the most concurrent holders of any one resource.
-	MaxOccupancy int64 `json:"max_occupancy"`
-	// TimeOverLimit is the wall-clock time during which a resource had more
-	// holders than the limit, summed over resources, including intervals
-	// still open at report time. In JSON it is nanoseconds.
-	TimeOverLimit time.Duration `json:"time_over_limit"`
-	// CriticalSections counts exits whose write was applied (completed
-	// critical sections); a refused stale write is not one.
-	CriticalSections int64 `json:"critical_sections"`
-	// Abandoned counts holders that left without writing.
-	Abandoned int64 `json:"abandoned"`
-	// StaleWrites counts writes applied although their fencing token was
-	// lower than the highest the resource had been written with (the
-	// default, counting mode).
-	StaleWrites int64 `json:"stale_writes"`
-	// RejectedWrites counts stale writes the resource refused (with
-	// [Oracle.RejectStaleWrites]): not applied, so they lose no update.
-	RejectedWrites int64 `json:"rejected_writes"`
-	// Counter is the sum of all resources' counters.
-	Counter int64 `json:"counter"`
-	// LostUpdates is CriticalSections − Counter: writes that overwrote
-	// another holder's write. It is a check of mutual exclusion, so it is
-	// counted only for limit 1: a semaphore admits concurrent writers by
-	// design, and then it is 0.
-	LostUpdates int64 `json:"lost_updates"`
-	// Holders is how many holders are inside critical sections now.
-	Holders int64 `json:"holders"`
-	// LongestUnavailable is the longest time a resource sat free while a
-	// client waited for it: the clock starts when the resource is free (a
-	// lock without a holder, a semaphore with a permit left) and a client
-	// waits (from Waiting to GaveUp), whichever comes later, and stops
-	// when a holder enters and takes the last permit, when no client
-	// waits any more, or at the report (the end of the cell). A crashed
-	// holder of a lock that never expires makes it last to the end of the
-	// cell, of a lock with a TTL about one TTL; a client that finds the
-	// resource free and enters at once never waits. In JSON, nanoseconds.
-	LongestUnavailable time.Duration `json:"longest_unavailable"`
-}
-
-// NewOracle returns an oracle of resources distinct resources, numbered
+// New returns an oracle of resources distinct resources, numbered
 // 0 to resources−1 (one per lock name), each allowing limit concurrent
 // holders (1 for a mutual-exclusion lock). It panics if resources or limit is
 // less than 1.
-func NewOracle(resources int, limit int) *Oracle {
+func New(resources int, limit int) *Memory {
 	if resources < 1 {
-		panic(fmt.Sprintf("metrics: NewOracle: resources must be at least 1, got %d", resources))
+		panic(fmt.Sprintf("oracle: New: resources must be at least 1, got %d", resources))
 	}
 	if limit < 1 {
-		panic(fmt.Sprintf("metrics: NewOracle: limit must be at least 1, got %d", limit))
+		panic(fmt.Sprintf("oracle: New: limit must be at least 1, got %d", limit))
 	}
-	o := &Oracle{limit: int64(limit), resources: make([]resource, resources)}
+	o := &Memory{limit: int64(limit), resources: make([]resource, resources)}
 	now := time.Now()
 	for i := range o.resources {
 		o.resources[i].clock = now
@@ -203,17 +132,17 @@ func NewOracle(resources int, limit int) *Oracle {
 // RejectStaleWrites makes the resources refuse a write whose fencing token
 // is lower than the highest they have been written with, instead of
 // counting and applying it (the default). Call it before the first Enter.
-func (o *Oracle) RejectStaleWrites() { o.rejectStale = true }
+func (o *Memory) RejectStaleWrites() { o.rejectStale = true }
 
 // Waiting records that a client starts to wait for resource: its try
 // found it held (every permit taken). Each Waiting is followed by one
 // GaveUp, when the client stops waiting: it gave up, timed out, or is
 // about to enter.
-func (o *Oracle) Waiting(resource int) { o.WaitingAt(resource, time.Now()) }
+func (o *Memory) Waiting(resource int) { o.WaitingAt(resource, time.Now()) }
 
 // WaitingAt is Waiting for a client that started to wait at at, a time
 // the caller read from the machine's clock.
-func (o *Oracle) WaitingAt(resource int, at time.Time) {
+func (o *Memory) WaitingAt(resource int, at time.Time) {
 	res := o.resource(resource)
 	res.mu.Lock()
 	res.waiting++
@@ -222,11 +151,11 @@ func (o *Oracle) WaitingAt(resource int, at time.Time) {
 }
 
 // GaveUp records that a waiting client stopped waiting for resource.
-func (o *Oracle) GaveUp(resource int) { o.GaveUpAt(resource, time.Now()) }
+func (o *Memory) GaveUp(resource int) { o.GaveUpAt(resource, time.Now()) }
 
 // GaveUpAt is GaveUp for a client that stopped waiting at at, a time the
 // caller read from the machine's clock.
-func (o *Oracle) GaveUpAt(resource int, at time.Time) {
+func (o *Memory) GaveUpAt(resource int, at time.Time) {
 	res := o.resource(resource)
 	res.mu.Lock()
 	res.waiting = max(res.waiting-1, 0)
@@ -250,19 +179,19 @@ func (res *resource) settle(now time.Time, limit int64) {
 // Enter records that a holder without a fencing token entered the critical
 // section of resource and reads that resource's counter into the returned
 // Entry. It panics if resource is out of range.
-func (o *Oracle) Enter(resource int) Entry { return o.EnterFenced(resource, 0) }
+func (o *Memory) Enter(resource int) Entry { return o.EnterFenced(resource, 0) }
 
 // EnterFenced is Enter for a holder whose lease carries fencing token
 // token; its write at Exit is checked against the highest token the
 // resource has been written with. A token of 0 means none: never checked.
-func (o *Oracle) EnterFenced(resource int, token uint64) Entry {
+func (o *Memory) EnterFenced(resource int, token uint64) Entry {
 	return o.EnterFencedAt(resource, token, time.Now())
 }
 
 // EnterFencedAt is EnterFenced for a holder that entered at at, a time the
 // caller read from the machine's clock (for the acquisition's latency): the
 // oracle reads no clock of its own.
-func (o *Oracle) EnterFencedAt(resource int, token uint64, at time.Time) Entry {
+func (o *Memory) EnterFencedAt(resource int, token uint64, at time.Time) Entry {
 	res := o.resource(resource)
 	res.mu.Lock()
 	defer res.mu.Unlock()
@@ -287,13 +216,13 @@ func (o *Oracle) EnterFencedAt(resource int, token uint64, at time.Time) Entry {
 
 // recordHandoff records a handoff of resource that took gap into the
 // resource's stripe.
-func (o *Oracle) recordHandoff(resource int, gap time.Duration) {
+func (o *Memory) recordHandoff(resource int, gap time.Duration) {
 	s := &o.handoff[resource%handoffStripes]
 	s.mu.Lock()
 	if s.h == nil {
-		s.h = newHistogram()
+		s.h = metrics.NewHistogram()
 	}
-	RecordMicros(s.h, gap.Microseconds())
+	metrics.RecordMicros(s.h, gap.Microseconds())
 	s.mu.Unlock()
 }
 
@@ -302,13 +231,13 @@ func (o *Oracle) recordHandoff(resource int, gap time.Duration) {
 // counter, and reports whether the resource took the write. A write whose
 // fencing token is lower than the highest the resource has been written
 // with is stale: counted and applied by default, refused under
-// [Oracle.RejectStaleWrites] (Exit then returns false and the counter is
+// [Memory.RejectStaleWrites] (Exit then returns false and the counter is
 // left as it was). A write without a token (0) is never checked.
-func (o *Oracle) Exit(e Entry) bool { return o.ExitAt(e, time.Now()) }
+func (o *Memory) Exit(e Entry) bool { return o.ExitAt(e, time.Now()) }
 
 // ExitAt is Exit for a holder that left at at, a time the caller read from
 // the machine's clock: the oracle reads no clock of its own.
-func (o *Oracle) ExitAt(e Entry, at time.Time) bool {
+func (o *Memory) ExitAt(e Entry, at time.Time) bool {
 	res := o.leave(e, "Exit", at)
 	defer res.mu.Unlock()
 	if e.token != 0 {
@@ -328,11 +257,11 @@ func (o *Oracle) ExitAt(e Entry, at time.Time) bool {
 
 // Abandon records that the holder of e left the critical section without
 // writing, because it learned mid-hold that its lease was lost.
-func (o *Oracle) Abandon(e Entry) { o.AbandonAt(e, time.Now()) }
+func (o *Memory) Abandon(e Entry) { o.AbandonAt(e, time.Now()) }
 
 // AbandonAt is Abandon for a holder that left at at, a time the caller
 // read from the machine's clock.
-func (o *Oracle) AbandonAt(e Entry, at time.Time) {
+func (o *Memory) AbandonAt(e Entry, at time.Time) {
 	res := o.leave(e, "Abandon", at)
 	defer res.mu.Unlock()
 	res.abandoned++
@@ -340,15 +269,15 @@ func (o *Oracle) AbandonAt(e Entry, at time.Time) {
 
 // leave removes e's holder from its resource, which it left at at, and
 // returns the resource locked.
-func (o *Oracle) leave(e Entry, caller string, at time.Time) *resource {
+func (o *Memory) leave(e Entry, caller string, at time.Time) *resource {
 	if !e.entered {
-		panic("metrics: Oracle." + caller + " of an Entry not returned by Enter")
+		panic("oracle: Memory." + caller + " of an Entry not returned by Enter")
 	}
 	res := o.resource(e.resource)
 	res.mu.Lock()
 	if res.holders <= 0 {
 		res.mu.Unlock()
-		panic(fmt.Sprintf("metrics: Oracle.%s of resource %d, which has no holder", caller, e.resource))
+		panic(fmt.Sprintf("oracle: Memory.%s of resource %d, which has no holder", caller, e.resource))
 	}
 	now := res.at(at)
 	if res.holders == o.limit+1 {
@@ -363,61 +292,11 @@ func (o *Oracle) leave(e Entry, caller string, at time.Time) *resource {
 }
 
 // resource returns the state of resource i, panicking if i is out of range.
-func (o *Oracle) resource(i int) *resource {
+func (o *Memory) resource(i int) *resource {
 	if i < 0 || i >= len(o.resources) {
-		panic(fmt.Sprintf("metrics: oracle resource %d out of range [0, %d)", i, len(o.resources)))
+		panic(fmt.Sprintf("oracle: resource %d out of range [0, %d)", i, len(o.resources)))
 	}
 	return &o.resources[i]
-}
-
-// Report returns what the oracle has observed so far. It may be called while
-// holders are still entering and leaving; each resource is read consistently,
-// so CriticalSections == Counter + LostUpdates and LostUpdates >= 0 always
-// hold. Times are measured with the monotonic clock.
-func (o *Oracle) Report() OracleReport {
-	var rep OracleReport
-	for i := range o.resources {
-		res := &o.resources[i]
-		res.mu.Lock()
-		rep.Overlaps += res.overlaps
-		rep.MaxOccupancy = max(rep.MaxOccupancy, res.maxOccupancy)
-		rep.TimeOverLimit += res.timeOverLimit
-		if res.holders > o.limit {
-			rep.TimeOverLimit += time.Since(res.overLimitSince)
-		}
-		rep.CriticalSections += res.criticalSections
-		rep.Abandoned += res.abandoned
-		rep.StaleWrites += res.staleWrites
-		rep.RejectedWrites += res.rejectedWrites
-		rep.Counter += res.counter
-		rep.Holders += res.holders
-		longest := res.longestUnavailable
-		if res.unavailable {
-			longest = max(longest, time.Since(res.unavailableSince)) // still waiting now
-		}
-		rep.LongestUnavailable = max(rep.LongestUnavailable, longest)
-		res.mu.Unlock()
-	}
-	if o.limit == 1 {
-		rep.LostUpdates = rep.CriticalSections - rep.Counter
-	}
-	return rep
-}
-
-// Handoff returns a copy of the handoff histogram: on resources that others
-// were waiting for, the time from a holder leaving to the next holder
-// entering, in microseconds. It shows what waiting by polling costs.
-func (o *Oracle) Handoff() *hdrhistogram.Histogram {
-	h := newHistogram()
-	for i := range o.handoff {
-		s := &o.handoff[i]
-		s.mu.Lock()
-		if s.h != nil {
-			h.Merge(s.h)
-		}
-		s.mu.Unlock()
-	}
-	return h
 }
 
 // Intruded reports whether a holder that entered the resource after e is
@@ -425,7 +304,7 @@ func (o *Oracle) Handoff() *hdrhistogram.Histogram {
 // has passed on: a release that still succeeds frees another holder's lock
 // (a stale release). It is a question about mutual exclusion: with a limit
 // above 1, later holders are expected, and the answer is always no.
-func (o *Oracle) Intruded(e Entry) bool {
+func (o *Memory) Intruded(e Entry) bool {
 	if o.limit > 1 {
 		return false
 	}

@@ -1,4 +1,4 @@
-package metrics
+package oracle
 
 import "testing"
 
@@ -26,7 +26,7 @@ func TestOracleFencing(t *testing.T) {
 		reject      bool
 		resources   int
 		steps       []fenceStep
-		want        OracleReport
+		want        Report
 		wantRefused []string // holders whose Exit returned false
 	}{
 		{
@@ -36,19 +36,19 @@ func TestOracleFencing(t *testing.T) {
 				{"enter", "b", 0, 2}, {"exit", "b", 0, 0},
 				{"enter", "c", 0, 7}, {"exit", "c", 0, 0},
 			},
-			want: OracleReport{MaxOccupancy: 1, CriticalSections: 3, Counter: 3},
+			want: Report{MaxOccupancy: 1, CriticalSections: 3, Counter: 3},
 		},
 		{
 			// Counted and applied: a's write puts the counter back to 1,
 			// losing b's and c's updates.
 			name: "paused holder, count", resources: 1, steps: pausedHolder,
-			want: OracleReport{Overlaps: 2, MaxOccupancy: 2, CriticalSections: 3, Counter: 1, LostUpdates: 2, StaleWrites: 1},
+			want: Report{Overlaps: 2, MaxOccupancy: 2, CriticalSections: 3, Counter: 1, LostUpdates: 2, StaleWrites: 1},
 		},
 		{
 			// Refused: the counter keeps b's and c's updates, and a's
 			// write is not a critical section, so no update is lost.
 			name: "paused holder, reject", reject: true, resources: 1, steps: pausedHolder,
-			want:        OracleReport{Overlaps: 2, MaxOccupancy: 2, CriticalSections: 2, Counter: 2, RejectedWrites: 1},
+			want:        Report{Overlaps: 2, MaxOccupancy: 2, CriticalSections: 2, Counter: 2, RejectedWrites: 1},
 			wantRefused: []string{"a"},
 		},
 		{
@@ -61,7 +61,7 @@ func TestOracleFencing(t *testing.T) {
 				{"enter", "a", 0, 1}, {"enter", "b", 0, 2},
 				{"exit", "a", 0, 0}, {"exit", "b", 0, 0},
 			},
-			want: OracleReport{Overlaps: 1, MaxOccupancy: 2, CriticalSections: 2, Counter: 1, LostUpdates: 1},
+			want: Report{Overlaps: 1, MaxOccupancy: 2, CriticalSections: 2, Counter: 1, LostUpdates: 1},
 		},
 		{
 			// Token 0 is no token: never checked, and it does not lower
@@ -72,7 +72,7 @@ func TestOracleFencing(t *testing.T) {
 				{"enter", "b", 0, 0}, {"exit", "b", 0, 0},
 				{"enter", "c", 0, 4}, {"exit", "c", 0, 0},
 			},
-			want:        OracleReport{MaxOccupancy: 1, CriticalSections: 2, Counter: 2, RejectedWrites: 1},
+			want:        Report{MaxOccupancy: 1, CriticalSections: 2, Counter: 2, RejectedWrites: 1},
 			wantRefused: []string{"c"},
 		},
 		{
@@ -81,12 +81,12 @@ func TestOracleFencing(t *testing.T) {
 				{"enter", "a", 0, 9}, {"exit", "a", 0, 0},
 				{"enter", "b", 1, 1}, {"exit", "b", 1, 0},
 			},
-			want: OracleReport{MaxOccupancy: 1, CriticalSections: 2, Counter: 2},
+			want: Report{MaxOccupancy: 1, CriticalSections: 2, Counter: 2},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := NewOracle(tt.resources, 1)
+			o := New(tt.resources, 1)
 			if tt.reject {
 				o.RejectStaleWrites()
 			}
@@ -122,7 +122,7 @@ func TestOracleFencing(t *testing.T) {
 
 // Enter is EnterFenced without a token: its writes are never stale.
 func TestOracleEnterHasNoToken(t *testing.T) {
-	o := NewOracle(1, 1)
+	o := New(1, 1)
 	o.RejectStaleWrites()
 	e := o.EnterFenced(0, 3)
 	o.Exit(e)

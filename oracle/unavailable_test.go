@@ -1,4 +1,4 @@
-package metrics
+package oracle
 
 import (
 	"testing"
@@ -49,7 +49,7 @@ func TestOracleUnavailability(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := NewOracle(1, tt.limit)
+			o := New(1, tt.limit)
 			start := time.Now()
 			entries := map[string]Entry{}
 			for _, e := range tt.events {
@@ -77,7 +77,7 @@ func TestOracleUnavailability(t *testing.T) {
 // A client still waiting for a free resource at the report counts to the
 // report: the cell ended while it waited.
 func TestOracleUnavailableUntilReport(t *testing.T) {
-	o := NewOracle(1, 1)
+	o := New(1, 1)
 	e := o.Enter(0)
 	o.Waiting(0)
 	o.Abandon(e) // a crashed holder: the lock stays taken in Redis

@@ -1,4 +1,4 @@
-package metrics
+package oracle
 
 import (
 	"runtime"
@@ -21,7 +21,7 @@ func TestOracleScenarios(t *testing.T) {
 		resources int
 		limit     int
 		steps     []step
-		want      OracleReport
+		want      Report
 		wantOver  bool // TimeOverLimit > 0
 	}{
 		{
@@ -31,7 +31,7 @@ func TestOracleScenarios(t *testing.T) {
 				{"enter", "b", 0}, {"exit", "b", 0},
 				{"enter", "a", 0}, {"exit", "a", 0},
 			},
-			want: OracleReport{MaxOccupancy: 1, CriticalSections: 3, Counter: 3},
+			want: Report{MaxOccupancy: 1, CriticalSections: 3, Counter: 3},
 		},
 		{
 			name: "two overlapping holders, limit 1", resources: 1, limit: 1,
@@ -39,7 +39,7 @@ func TestOracleScenarios(t *testing.T) {
 				{"enter", "a", 0}, {"enter", "b", 0}, {"sleep", "", 0},
 				{"exit", "a", 0}, {"exit", "b", 0},
 			},
-			want:     OracleReport{Overlaps: 1, MaxOccupancy: 2, CriticalSections: 2, Counter: 1, LostUpdates: 1},
+			want:     Report{Overlaps: 1, MaxOccupancy: 2, CriticalSections: 2, Counter: 1, LostUpdates: 1},
 			wantOver: true,
 		},
 		{
@@ -50,7 +50,7 @@ func TestOracleScenarios(t *testing.T) {
 				{"enter", "a", 0}, {"enter", "b", 0}, {"sleep", "", 0},
 				{"exit", "a", 0}, {"exit", "b", 0},
 			},
-			want: OracleReport{MaxOccupancy: 2, CriticalSections: 2, Counter: 1},
+			want: Report{MaxOccupancy: 2, CriticalSections: 2, Counter: 1},
 		},
 		{
 			name: "holders of different resources do not overlap", resources: 2, limit: 1,
@@ -58,7 +58,7 @@ func TestOracleScenarios(t *testing.T) {
 				{"enter", "a", 0}, {"enter", "b", 1},
 				{"exit", "a", 0}, {"exit", "b", 1},
 			},
-			want: OracleReport{MaxOccupancy: 1, CriticalSections: 2, Counter: 2},
+			want: Report{MaxOccupancy: 1, CriticalSections: 2, Counter: 2},
 		},
 		{
 			name: "abandon does not write", resources: 1, limit: 1,
@@ -67,7 +67,7 @@ func TestOracleScenarios(t *testing.T) {
 				{"enter", "b", 0}, {"abandon", "b", 0},
 				{"enter", "a", 0}, {"exit", "a", 0},
 			},
-			want: OracleReport{MaxOccupancy: 1, CriticalSections: 2, Abandoned: 1, Counter: 2},
+			want: Report{MaxOccupancy: 1, CriticalSections: 2, Abandoned: 1, Counter: 2},
 		},
 		{
 			name: "abandoning overlapper loses nothing", resources: 1, limit: 1,
@@ -75,13 +75,13 @@ func TestOracleScenarios(t *testing.T) {
 				{"enter", "a", 0}, {"enter", "b", 0}, {"sleep", "", 0},
 				{"abandon", "a", 0}, {"exit", "b", 0},
 			},
-			want:     OracleReport{Overlaps: 1, MaxOccupancy: 2, CriticalSections: 1, Abandoned: 1, Counter: 1},
+			want:     Report{Overlaps: 1, MaxOccupancy: 2, CriticalSections: 1, Abandoned: 1, Counter: 1},
 			wantOver: true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := NewOracle(tt.resources, tt.limit)
+			o := New(tt.resources, tt.limit)
 			entries := map[string]Entry{}
 			for _, s := range tt.steps {
 				switch s.action {
@@ -111,7 +111,7 @@ func TestOracleScenarios(t *testing.T) {
 }
 
 func TestOracleTimeOverLimitIncludesOpenInterval(t *testing.T) {
-	o := NewOracle(1, 1)
+	o := New(1, 1)
 	o.Enter(0)
 	o.Enter(0)
 	time.Sleep(2 * time.Millisecond)
@@ -134,7 +134,7 @@ func TestOracleConcurrentWithoutLock(t *testing.T) {
 		iterations = 200
 		resources  = 2
 	)
-	o := NewOracle(resources, 1)
+	o := New(resources, 1)
 	var (
 		wg      sync.WaitGroup
 		entered sync.WaitGroup // makes the first critical sections overlap for sure
@@ -195,7 +195,7 @@ func TestOracleConcurrentWithoutLock(t *testing.T) {
 	}
 }
 
-func checkReportInvariants(t *testing.T, rep OracleReport) {
+func checkReportInvariants(t *testing.T, rep Report) {
 	t.Helper()
 	if rep.CriticalSections != rep.Counter+rep.LostUpdates {
 		t.Errorf("CriticalSections %d != Counter %d + LostUpdates %d", rep.CriticalSections, rep.Counter, rep.LostUpdates)
@@ -210,13 +210,13 @@ func TestOraclePanics(t *testing.T) {
 		name string
 		f    func()
 	}{
-		{"no resources", func() { NewOracle(0, 1) }},
-		{"zero limit", func() { NewOracle(1, 0) }},
-		{"resource out of range", func() { NewOracle(2, 1).Enter(2) }},
-		{"negative resource", func() { NewOracle(2, 1).Enter(-1) }},
-		{"exit of zero Entry", func() { NewOracle(1, 1).Exit(Entry{}) }},
+		{"no resources", func() { New(0, 1) }},
+		{"zero limit", func() { New(1, 0) }},
+		{"resource out of range", func() { New(2, 1).Enter(2) }},
+		{"negative resource", func() { New(2, 1).Enter(-1) }},
+		{"exit of zero Entry", func() { New(1, 1).Exit(Entry{}) }},
 		{"exit twice", func() {
-			o := NewOracle(1, 1)
+			o := New(1, 1)
 			e := o.Enter(0)
 			o.Exit(e)
 			o.Exit(e)
