@@ -10,7 +10,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"golang.org/x/perf/benchmath"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 )
 
 // spread is the median and the range of a side's figures over the pairs.
@@ -264,7 +265,7 @@ func (sum Summary) Write(w io.Writer) error {
 // renderOverhead writes lockbench against each library's bare loop: the
 // medians and their ranges over the pairs, and the pairs' ratios.
 func renderOverhead(w io.Writer, sum Summary) error {
-	t := results.TextTable(w, tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft}, Global: tw.AlignRight}})
+	t := render.TextTable(w, tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft}, Global: tw.AlignRight}})
 	t.Header([]string{"", "bare loop cycles/s", "lockbench cycles/s", "× bare", "bare loop CPU/cycle", "lockbench CPU/cycle", "× bare"})
 	var body [][]string
 	for _, l := range sum.libraries {
@@ -304,7 +305,7 @@ func renderCalibration(w io.Writer, rows []calibrationRow, connections int, miss
 			reference = r.cyclesPerS
 		}
 	}
-	t := results.TextTable(w, tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight}, Global: tw.AlignRight}})
+	t := render.TextTable(w, tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight}, Global: tw.AlignRight}})
 	t.Header([]string{"", "cycles/s", "SET p50", "SET p99", "DEL p50", "DEL p99", "× redis-benchmark"})
 	var body [][]string
 	for _, r := range rows {
@@ -313,7 +314,7 @@ func renderCalibration(w io.Writer, rows []calibrationRow, connections int, miss
 			ratio = strconv.FormatFloat(throughputRatio(r.cyclesPerS, reference), 'f', 2, 64)
 		}
 		body = append(body, []string{r.name, strconv.FormatFloat(r.cyclesPerS, 'f', 0, 64),
-			results.FormatMicros(r.setP50), results.FormatMicros(r.setP99), results.FormatMicros(r.delP50), results.FormatMicros(r.delP99), ratio})
+			record.FormatMicros(r.setP50), record.FormatMicros(r.setP99), record.FormatMicros(r.delP50), record.FormatMicros(r.delP99), ratio})
 	}
 	if err := t.Bulk(body); err != nil {
 		return err

@@ -13,10 +13,11 @@
 // merging histograms — percentiles are never averaged — and computes how
 // fairly acquisitions were spread over the clients.
 //
-// A recorder counts errors by kind ([Recorder.Failed], [Failure]) in a
+// A recorder counts errors by kind ([Recorder.Failed], [ClientError]) in a
 // small fixed set of slots, with the first message of each kind.
 //
 // The package does no I/O and imports no other lockbench package but
-// redisinfo, the pure parser of Redis' INFO text behind [ParseCommandStats]
-// and [ParseCPU].
+// measure, whose types (latencies, seconds, fairness, error counts) its
+// summaries are built in, and redisinfo, the pure parser of Redis' INFO
+// text behind [ParseCommandStats] and [ParseCPU].
 package metrics

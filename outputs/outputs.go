@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // ErrUnwritable is wrapped by the error of every check: the path cannot
@@ -79,19 +79,19 @@ func checkDir(flag, dir string) error {
 
 // checkDefaultDir is CheckDefaultDir before its error is wrapped.
 func checkDefaultDir() error {
-	dir := results.DefaultDir
+	dir := record.DefaultDir
 	for {
 		info, err := os.Stat(dir)
 		if err == nil && info.IsDir() {
 			break
 		}
 		if err == nil || !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir {
-			return fmt.Errorf("--out: cannot save the record in %s: %v; give --out FILE", results.DefaultDir, err)
+			return fmt.Errorf("--out: cannot save the record in %s: %v; give --out FILE", record.DefaultDir, err)
 		}
 		dir = filepath.Dir(dir)
 	}
 	if err := writableDir(dir); err != nil {
-		return fmt.Errorf("--out: cannot save the record in %s: %w; give --out FILE", results.DefaultDir, err)
+		return fmt.Errorf("--out: cannot save the record in %s: %w; give --out FILE", record.DefaultDir, err)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func writableDir(dir string) error {
 	info, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("directory %s does not exist (lockbench creates none but its own %s)", dir, results.DefaultDir)
+		return fmt.Errorf("directory %s does not exist (lockbench creates none but its own %s)", dir, record.DefaultDir)
 	case err != nil:
 		return err
 	case !info.IsDir():

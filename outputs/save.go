@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // Saved says where a run's record went.
@@ -30,8 +30,8 @@ func (s Saved) String() string {
 
 // SaveRecord saves rec to path, else to a new file in os.TempDir(), and
 // says where it went.
-func SaveRecord(rec *results.Record, path string) Saved {
-	err := results.Save(rec, path)
+func SaveRecord(rec *record.Record, path string) Saved {
+	err := record.Save(rec, path)
 	if err == nil {
 		return Saved{Path: path, Wanted: path}
 	}
@@ -44,13 +44,13 @@ func SaveRecord(rec *results.Record, path string) Saved {
 
 // saveFallback saves rec to a new file lockbench-<run-id>-*.json in
 // os.TempDir() and returns its path.
-func saveFallback(rec *results.Record) (string, error) {
+func saveFallback(rec *record.Record) (string, error) {
 	f, err := os.CreateTemp("", "lockbench-"+rec.RunID+"-*.json")
 	if err != nil {
 		return "", err
 	}
 	f.Close()
-	if err := results.Save(rec, f.Name()); err != nil {
+	if err := record.Save(rec, f.Name()); err != nil {
 		_ = os.Remove(f.Name())
 		return "", err
 	}

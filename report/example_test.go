@@ -8,8 +8,8 @@ import (
 
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/oracle"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
-	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -33,10 +33,10 @@ func ExampleWrite() {
 		return
 	}
 	cell.Variant, cell.Clients, cell.Limit, cell.Repetition = "lua-release", 2, 1, 1
-	rec := &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: "example", Cells: []results.Cell{cell}}
+	rec := &record.Record{Schema: record.SchemaVersion, Tool: "lockbench", RunID: "example", Cells: []record.Cell{cell}}
 
 	var page bytes.Buffer
-	if err := report.Write(&page, []*results.Record{rec}, report.Options{}); err != nil {
+	if err := report.Write(&page, []*record.Record{rec}, report.Options{}); err != nil {
 		fmt.Println(err)
 		return
 	}

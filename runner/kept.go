@@ -6,7 +6,8 @@ import (
 	"net/url"
 	"os"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/witness"
 )
@@ -34,8 +35,8 @@ func ParseWitness(raw string) (topologies.Endpoint, error) {
 
 // KeptRecords are the records the shards of run runID left in the
 // witness at ep (named by url in errors). A record that does not decode is
-// an error wrapping results.ErrBadRecord.
-func KeptRecords(ctx context.Context, ep topologies.Endpoint, url, runID string) ([]*results.Record, error) {
+// an error wrapping record.ErrBadRecord.
+func KeptRecords(ctx context.Context, ep topologies.Endpoint, url, runID string) ([]*record.Record, error) {
 	w, err := witness.Dial(ctx, ep)
 	if err != nil {
 		return nil, err
@@ -45,9 +46,9 @@ func KeptRecords(ctx context.Context, ep topologies.Endpoint, url, runID string)
 	if err != nil {
 		return nil, err
 	}
-	var recs []*results.Record
+	var recs []*record.Record
 	for i, data := range raw {
-		rec, err := results.Decode(fmt.Sprintf("%s record %d of run %s", url, i+1, runID), data)
+		rec, err := record.Decode(fmt.Sprintf("%s record %d of run %s", url, i+1, runID), data)
 		if err != nil {
 			return nil, err
 		}

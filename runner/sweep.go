@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // The sweep's defaults, where they differ from a run's.
@@ -99,7 +99,7 @@ type SweepOptions struct {
 	Rates   []float64
 	// SLO are thresholds every step must meet; the first step that breaks
 	// one is the last of its variant.
-	SLO []results.Threshold
+	SLO []record.Threshold
 	// MinGain is the throughput gain over the best step so far that counts
 	// as rising; after Patience steps in a row without it, the variant's
 	// sweep stops. Defaults DefaultMinGain and DefaultPatience.
@@ -118,7 +118,7 @@ type SweepOptions struct {
 // returns one record with every step's cell and the analysis in its Sweep.
 // Each step is a run of its own (a fresh topology when lockbench starts
 // it), under one run id.
-func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*results.Record, error) {
+func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*record.Record, error) {
 	if o.MinGain <= 0 {
 		o.MinGain = DefaultMinGain
 	}
@@ -135,13 +135,13 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*res
 	if len(o.Rates) > 0 {
 		by, steps = "rate", len(o.Rates)
 	}
-	sweep := &results.Sweep{By: by, MinGain: o.MinGain, TargetRate: o.TargetRate, MaxUtilization: o.MaxUtilization}
+	sweep := &record.Sweep{By: by, MinGain: o.MinGain, TargetRate: o.TargetRate, MaxUtilization: o.MaxUtilization}
 	for _, t := range o.SLO {
 		sweep.SLO = append(sweep.SLO, t.Text)
 	}
-	var out *results.Record
+	var out *record.Record
 	for _, variant := range p.Variants {
-		v := results.SweepVariant{Variant: variant, Stop: "the last step ran"}
+		v := record.SweepVariant{Variant: variant, Stop: "the last step ran"}
 		best, flat := 0.0, 0
 		for i := 0; i < steps && ctx.Err() == nil; i++ {
 			step := p
@@ -178,7 +178,7 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*res
 				break
 			}
 			c := &rec.Cells[0]
-			point := results.NewSweepPoint(c, o.SLO)
+			point := record.NewSweepPoint(c, o.SLO)
 			v.Points = append(v.Points, point)
 			if stop := stopReason(point, c, label, o); stop != "" {
 				v.Stop = stop
@@ -208,7 +208,7 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*res
 }
 
 // stopReason says why a step ends its variant's sweep, "" when it does not.
-func stopReason(p results.SweepPoint, c *results.Cell, label string, o SweepOptions) string {
+func stopReason(p record.SweepPoint, c *record.Cell, label string, o SweepOptions) string {
 	switch {
 	case p.Error != "":
 		return fmt.Sprintf("the step at %s failed: %s", label, p.Error)

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/history"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
@@ -146,7 +146,7 @@ type driver struct {
 	// what they did.
 	clientFaults []*clientFault
 	eventsMu     sync.Mutex
-	events       []faults.Event
+	events       []measure.FaultEvent
 	// hist records the cell's history, nil for none; histGate closes it
 	// to renewals once it is taken; margins are the stripes' margins, nil
 	// when the locks do not expire.
@@ -247,10 +247,10 @@ func (d *driver) recorder(stripe int, start time.Time) *metrics.Recorder {
 // sampleOracle reads the oracle at the end of every second of the measured
 // phase, until ctx ends, and sends the samples: new overlaps in the second
 // and the holders at its end.
-func (d *driver) sampleOracle(ctx context.Context) <-chan []metrics.Second {
-	out := make(chan []metrics.Second, 1)
+func (d *driver) sampleOracle(ctx context.Context) <-chan []measure.Second {
+	out := make(chan []measure.Second, 1)
 	go func() {
-		var samples []metrics.Second
+		var samples []measure.Second
 		var before int64
 		next := d.measureAt
 		for {
@@ -264,7 +264,7 @@ func (d *driver) sampleOracle(ctx context.Context) <-chan []metrics.Second {
 			case <-t.C:
 			}
 			rep := d.oracle.Report()
-			samples = append(samples, metrics.Second{T: len(samples), Overlaps: rep.Overlaps - before, Holders: rep.Holders})
+			samples = append(samples, measure.Second{T: len(samples), Overlaps: rep.Overlaps - before, Holders: rep.Holders})
 			before = rep.Overlaps
 		}
 	}()
@@ -272,10 +272,10 @@ func (d *driver) sampleOracle(ctx context.Context) <-chan []metrics.Second {
 }
 
 // withOracle adds the oracle's samples to a series.
-func withOracle(series, samples []metrics.Second) []metrics.Second {
+func withOracle(series, samples []measure.Second) []measure.Second {
 	for i, s := range samples {
 		if i == len(series) {
-			series = append(series, metrics.Second{T: i})
+			series = append(series, measure.Second{T: i})
 		}
 		series[i].Overlaps, series[i].Holders = s.Overlaps, s.Holders
 	}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/lockbench/lockbench/outputs"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
 )
 
@@ -42,10 +43,10 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	var buf bytes.Buffer
-	if err := results.WriteFindings(&buf, findings); err != nil {
+	if err := render.WriteFindings(&buf, findings); err != nil {
 		return err
 	}
-	if err := results.WriteAtomic(*out, buf.Bytes()); err != nil {
+	if err := record.WriteAtomic(*out, buf.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "findings of %d scenarios written to %s\n", len(findings), *out)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/procfs"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // A client count whose memory the machine does not have is refused at
@@ -81,7 +81,7 @@ func TestMemoryEstimateBoundsRSS(t *testing.T) {
 			// Nor do 10,000 clients make errors of the harness's own: an
 			// uncontended server answers every command well within its
 			// timeouts.
-			rec, err := results.Load(out)
+			rec, err := record.Load(out)
 			if err != nil {
 				t.Fatal(err)
 			}

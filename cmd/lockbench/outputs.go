@@ -5,7 +5,7 @@ import (
 
 	"github.com/lockbench/lockbench/outputs"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -65,8 +65,8 @@ func recordPath(out, runID string, shard *workloads.Shard) string {
 	case out != "":
 		return out
 	case shard != nil:
-		return results.DefaultPath(fmt.Sprintf("%s.shard-%d-of-%d", runID, shard.Index, shard.Count))
+		return record.DefaultPath(fmt.Sprintf("%s.shard-%d-of-%d", runID, shard.Index, shard.Count))
 	default:
-		return results.DefaultPath(runID)
+		return record.DefaultPath(runID)
 	}
 }

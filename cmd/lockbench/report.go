@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/lockbench/lockbench/outputs"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
-	"github.com/lockbench/lockbench/results"
 )
 
 // reportOptions are the flags of lockbench report.
@@ -37,12 +37,12 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err := outputs.CheckFile("--out", o.out); err != nil {
 		return err
 	}
-	var recs []*results.Record
+	var recs []*record.Record
 	for _, path := range fs.Args() {
 		if info, err := os.Stat(path); err == nil && info.IsDir() {
 			return usagef("report: %s is a directory; give record files (%s/*.json)", path, path)
 		}
-		rec, err := results.Load(path)
+		rec, err := record.Load(path)
 		if err != nil {
 			return usageError{err}
 		}
@@ -57,11 +57,11 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 
 // writeRunReport writes the HTML report of a run's or sweep's record when
 // --report asks for one.
-func writeRunReport(path string, rec *results.Record, stderr io.Writer) error {
+func writeRunReport(path string, rec *record.Record, stderr io.Writer) error {
 	if path == "" {
 		return nil
 	}
-	if err := report.WriteFile(path, []*results.Record{rec}, report.Options{}); err != nil {
+	if err := report.WriteFile(path, []*record.Record{rec}, report.Options{}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "lockbench: report written to %s\n", path)

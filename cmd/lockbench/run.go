@@ -12,7 +12,8 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -44,7 +45,7 @@ type runOptions struct {
 	clientGroups   []string
 	scenario       string
 	checks         []string
-	thresholds     []results.Threshold // of checks
+	thresholds     []record.Threshold // of checks
 	repeat         int
 	format         string
 	table          tableFlags
@@ -181,11 +182,11 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 		"which network faults' sides name: --fault 'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s'")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
 	fs.IntVar(&o.repeat, "repeat", plan.DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
-	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(results.Formats, ", "))
+	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(render.Formats, ", "))
 	fs.StringVar(&o.table.columns, "columns", "", "table columns by `NAMES`, comma-separated (--columns list names them)")
 	fs.BoolVar(&o.table.wide, "wide", false, "table: every column")
 	fs.StringArrayVar(&o.checks, "check", nil, "a threshold `RULE` every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
-	fs.StringVar(&o.out, "out", "", "the record `FILE` (default "+results.DefaultDir+"/<run-id>.json)")
+	fs.StringVar(&o.out, "out", "", "the record `FILE` (default "+record.DefaultDir+"/<run-id>.json)")
 	fs.StringVar(&o.report, "report", "", "also write the record as a self-contained HTML report with charts to `FILE` (as lockbench report), interrupted runs too")
 	o.live.register(fs)
 	fs.StringVar(&o.hlog, "hlog", "", "also write each cell's acquire latency into `DIR` as an HdrHistogram interval log (1 s intervals, µs: HistogramLogProcessor -outputValueUnitRatio 1)")
@@ -206,7 +207,7 @@ func (o *runOptions) plan(changed func(flag string) bool) (plan.Plan, error) {
 // one), the overrides of the flags given, and run's own --format and
 // --check.
 func (o *runOptions) settings(changed func(flag string) bool) (s *plan.Scenario, ov plan.Overrides, err error) {
-	if err := results.CheckFormat(o.format); err != nil {
+	if err := render.CheckFormat(o.format); err != nil {
 		return nil, ov, usagef("--format: %w", err)
 	}
 	if o.thresholds, err = parseChecks(o.checks); err != nil {
@@ -258,10 +259,10 @@ func (o *runOptions) overrides(changed func(flag string) bool) (plan.Overrides, 
 }
 
 // parseChecks parses the thresholds of --check.
-func parseChecks(checks []string) ([]results.Threshold, error) {
-	var thresholds []results.Threshold
+func parseChecks(checks []string) ([]record.Threshold, error) {
+	var thresholds []record.Threshold
 	for _, c := range checks {
-		t, err := results.ParseThreshold(c)
+		t, err := record.ParseThreshold(c)
 		if err != nil {
 			return nil, usagef("--check: %w", err)
 		}
@@ -347,7 +348,7 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		return errNothingMeasured
 	}
 	to := deliverable{record: recordPath(o.out, rec.RunID, shard), report: o.report, hlog: o.hlog}
-	saved, err := deliver(rec, to, func() error { return results.RenderWith(stdout, rec, o.format, o.table.options(stdout)) }, stderr)
+	saved, err := deliver(rec, to, func() error { return render.RenderWith(stdout, rec, o.format, o.table.options(stdout)) }, stderr)
 	historyErr := reportHistories(rec, stderr)
 	if rec.Interrupted {
 		return fmt.Errorf("%w; what was measured is %s", errInterrupted, saved)
@@ -359,10 +360,10 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	if failed, why := results.AllFailed(rec); failed {
+	if failed, why := render.AllFailed(rec); failed {
 		return fmt.Errorf("run failed: %s; what was measured is %s", why, saved)
 	}
-	if failed := results.Evaluate(rec, o.thresholds); len(failed) > 0 {
+	if failed := record.Evaluate(rec, o.thresholds); len(failed) > 0 {
 		for _, f := range failed {
 			fmt.Fprintln(stderr, "lockbench: check failed: "+f.String())
 		}

@@ -7,7 +7,8 @@ import (
 	"strings"
 
 	"github.com/lockbench/lockbench/outputs"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 )
 
 // deliverable is where the results of a run go besides stdout.
@@ -23,9 +24,9 @@ type deliverable struct {
 // run) goes to a fallback file in os.TempDir(), or as a last resort to
 // stderr as JSON. Nothing measured is lost. Each write that fails is said
 // on stderr; the error returned names them all, with the fallback.
-func deliver(rec *results.Record, to deliverable, render func() error, stderr io.Writer) (outputs.Saved, error) {
+func deliver(rec *record.Record, to deliverable, show func() error, stderr io.Writer) (outputs.Saved, error) {
 	var errs []error
-	if err := render(); err != nil {
+	if err := show(); err != nil {
 		fmt.Fprintln(stderr, "lockbench: printing the results failed: "+err.Error())
 		errs = append(errs, fmt.Errorf("print the results: %w", err))
 	}
@@ -35,7 +36,7 @@ func deliver(rec *results.Record, to deliverable, render func() error, stderr io
 		fmt.Fprintf(stderr, "lockbench: record saved to %s\n", saved.Path)
 	case saved.Path == "":
 		fmt.Fprintln(stderr, "lockbench: the record could not be written anywhere; here it is:")
-		_ = results.Render(stderr, rec, "json")
+		_ = render.Render(stderr, rec, "json")
 		errs = append(errs, fmt.Errorf("--out: the record is %s", saved))
 	default:
 		errs = append(errs, fmt.Errorf("--out: the record is %s", saved))
@@ -48,7 +49,7 @@ func deliver(rec *results.Record, to deliverable, render func() error, stderr io
 		err := outputs.MkdirOne(to.hlog)
 		var paths []string
 		if err == nil {
-			paths, err = results.WriteIntervalLogs(to.hlog, rec)
+			paths, err = record.WriteIntervalLogs(to.hlog, rec)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "lockbench: --hlog: "+err.Error())
@@ -62,7 +63,7 @@ func deliver(rec *results.Record, to deliverable, render func() error, stderr io
 
 // measuredAny reports whether a cell of rec measured anything: a record
 // whose every cell failed (or that has none) holds no measurement.
-func measuredAny(rec *results.Record) bool {
+func measuredAny(rec *record.Record) bool {
 	for _, c := range rec.Cells {
 		if c.Error == "" {
 			return true

@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
 )
 
@@ -97,12 +98,12 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	to := deliverable{record: recordPath(o.out, rec.RunID, nil), report: o.report}
 	saved, err := deliver(rec, to, func() error {
 		if o.format == "json" || o.format == "csv" {
-			return results.Render(stdout, rec, o.format)
+			return render.Render(stdout, rec, o.format)
 		}
-		if err := results.RenderSweep(stdout, rec, o.format == "markdown"); err != nil || o.format != "table" || !o.table.given() {
+		if err := render.RenderSweep(stdout, rec, o.format == "markdown"); err != nil || o.format != "table" || !o.table.given() {
 			return err
 		}
-		return results.RenderWith(stdout, rec, o.format, o.table.options(stdout)) // and every step's cell
+		return render.RenderWith(stdout, rec, o.format, o.table.options(stdout)) // and every step's cell
 	}, stderr)
 	if rec.Interrupted {
 		return fmt.Errorf("%w; what was measured is %s", errInterrupted, saved)
@@ -134,7 +135,7 @@ func (so sweepOptions) options(clients []int) (runner.SweepOptions, error) {
 		opts.Clients = nil
 	}
 	for _, text := range so.slo {
-		t, err := results.ParseThreshold(text)
+		t, err := record.ParseThreshold(text)
 		if err != nil {
 			return opts, usagef("--slo: %w", err)
 		}
