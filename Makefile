@@ -89,8 +89,8 @@ fuzz:
 	$(GO) test ./workloads -run '^$$' -fuzz '^FuzzParseStages$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./plan -run '^$$' -fuzz '^FuzzLoadScenario$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./faults -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./results -run '^$$' -fuzz '^FuzzParseThreshold$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./results -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./record -run '^$$' -fuzz '^FuzzParseThreshold$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./record -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 
 lint:
 	$(GO) vet ./...

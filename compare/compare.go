@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // DefaultAlpha is the significance level unless Options say otherwise.
@@ -40,7 +40,7 @@ type Options struct {
 	// Mann-Whitney U test's p-value is below it. Default DefaultAlpha (0.05);
 	// it must be in (0, 1).
 	Alpha float64
-	// Metrics are the figures compared, by results.LookupFigure name, in
+	// Metrics are the figures compared, by record.LookupFigure name, in
 	// this order. Default DefaultMetrics. The metrics of Rules are added
 	// when missing.
 	Metrics []string
@@ -61,7 +61,7 @@ type CellID struct {
 	Limit   int    `json:"limit"`
 }
 
-func idOf(c *results.Cell) CellID {
+func idOf(c *record.Cell) CellID {
 	return CellID{c.Variant, c.Client, c.Clients, c.Keys, c.Limit}
 }
 
@@ -110,7 +110,7 @@ func (s Side) Max() float64 {
 // Row is one figure of one cell in both records.
 type Row struct {
 	Metric   string
-	Figure   results.Figure
+	Figure   record.Figure
 	Old, New Side
 	// Compared is false when a side is absent; Change, P and Significant
 	// are then zero.
@@ -160,7 +160,7 @@ func (c CellReport) Row(metric string) (Row, bool) {
 
 // Report is the comparison of two records.
 type Report struct {
-	Old, New *results.Record
+	Old, New *record.Record
 	Alpha    float64
 	Metrics  []string
 	// Cells are the cells present in both records, in the old record's
@@ -171,7 +171,7 @@ type Report struct {
 	OnlyOld, OnlyNew []CellID
 	Rules            []Rule
 	// Failures are the rules that failed, by rule then cell.
-	Failures []Failure
+	Failures []RuleFailure
 	// Warnings are the distinct warnings of every row, and what they mean
 	// for the report, in the order first seen.
 	Warnings []string
@@ -180,7 +180,7 @@ type Report struct {
 // Compare matches the cells of old and new by their identity apart from
 // the repetition and topology (variant, client library, clients, keys, limit)
 // and compares every metric of every matched cell over the repetitions.
-func Compare(old, new *results.Record, opts Options) (*Report, error) {
+func Compare(old, new *record.Record, opts Options) (*Report, error) {
 	if old == nil || new == nil {
 		return nil, fmt.Errorf("%w: two records needed", ErrBadOptions)
 	}
@@ -199,9 +199,9 @@ func Compare(old, new *results.Record, opts Options) (*Report, error) {
 			metrics = append(metrics, r.Metric)
 		}
 	}
-	figures := make([]results.Figure, len(metrics))
+	figures := make([]record.Figure, len(metrics))
 	for i, m := range metrics {
-		f, err := results.LookupFigure(m)
+		f, err := record.LookupFigure(m)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
 		}
@@ -214,16 +214,16 @@ func Compare(old, new *results.Record, opts Options) (*Report, error) {
 	}
 	rep := &Report{Old: old, New: new, Alpha: opts.Alpha, Metrics: metrics, Rules: rules}
 	thresholds := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
-	newGroups := map[CellID]results.Group{}
+	newGroups := map[CellID]record.Group{}
 	var newOrder []CellID
-	for _, g := range results.Groups(new) {
+	for _, g := range record.Groups(new) {
 		id := idOf(g.First())
 		newGroups[id] = g
 		newOrder = append(newOrder, id)
 	}
 	matched := map[CellID]bool{}
 	var all []CellReport // every row, also those absent from both records
-	for _, og := range results.Groups(old) {
+	for _, og := range record.Groups(old) {
 		id := idOf(og.First())
 		ng, ok := newGroups[id]
 		if !ok {
@@ -271,7 +271,7 @@ func Compare(old, new *results.Record, opts Options) (*Report, error) {
 }
 
 // side summarizes a group's repetitions for one figure.
-func side(g results.Group, metric string, fig results.Figure, t *benchmath.Thresholds) Side {
+func side(g record.Group, metric string, fig record.Figure, t *benchmath.Thresholds) Side {
 	values := g.Values(fig)
 	s := Side{Values: values}
 	allZero := !slices.ContainsFunc(values, func(v float64) bool { return v != 0 })
@@ -288,7 +288,7 @@ func side(g results.Group, metric string, fig results.Figure, t *benchmath.Thres
 	return s
 }
 
-func compareRow(metric string, fig results.Figure, old, new Side, alpha float64) Row {
+func compareRow(metric string, fig record.Figure, old, new Side, alpha float64) Row {
 	row := Row{Metric: metric, Figure: fig, Old: old, New: new, Warnings: dedupe(append(slices.Clone(old.warnings), new.warnings...))}
 	if old.Absent || new.Absent {
 		return row
@@ -359,9 +359,9 @@ func explain(warnings []string, rep *Report) []string {
 }
 
 // repetitions is how many times the record's plan ran each cell.
-func repetitions(rec *results.Record) int {
+func repetitions(rec *record.Record) int {
 	n := 1
-	for _, g := range results.Groups(rec) {
+	for _, g := range record.Groups(rec) {
 		n = max(n, len(g.Cells))
 	}
 	return n

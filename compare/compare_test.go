@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lockbench/lockbench/compare"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 func rules(t *testing.T, texts ...string) []compare.Rule {
@@ -80,8 +80,8 @@ func TestCompare(t *testing.T) {
 		{name: "server figures in one record only", old: base, new: noServer},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			old := record(t, "old", "1ms", repeated("lua-release", tc.old...))
-			new := record(t, "new", "1ms", repeated("lua-release", tc.new...))
+			old := newRecord(t, "old", "1ms", repeated("lua-release", tc.old...))
+			new := newRecord(t, "new", "1ms", repeated("lua-release", tc.new...))
 			rep, err := compare.Compare(old, new, compare.Options{Rules: rules(t, rulesAll...)})
 			if err != nil {
 				t.Fatal(err)
@@ -119,8 +119,8 @@ func TestCompareRows(t *testing.T) {
 	for i := range noServer {
 		noServer[i].serverCPU = 0
 	}
-	rep, err := compare.Compare(record(t, "old", "1ms", repeated("lua-release", base...)),
-		record(t, "new", "1ms", repeated("lua-release", noServer...)), compare.Options{})
+	rep, err := compare.Compare(newRecord(t, "old", "1ms", repeated("lua-release", base...)),
+		newRecord(t, "new", "1ms", repeated("lua-release", noServer...)), compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +155,8 @@ func TestCompareUnmatchedCells(t *testing.T) {
 	base := figures(2000, 1000, 1012, 988, 1005, 996)
 	broken := slices.Clone(base)
 	broken[0].overlaps = 7
-	old := record(t, "old", "1ms", repeated("lua-release", base...), repeated("set-nx-ex", base...))
-	new := record(t, "new", "1ms", repeated("lua-release", base...), repeated("watchdog", broken...))
+	old := newRecord(t, "old", "1ms", repeated("lua-release", base...), repeated("set-nx-ex", base...))
+	new := newRecord(t, "new", "1ms", repeated("lua-release", base...), repeated("watchdog", broken...))
 	rep, err := compare.Compare(old, new, compare.Options{Rules: rules(t, "overlaps:>0", "throughput:-5%")})
 	if err != nil {
 		t.Fatal(err)
@@ -177,8 +177,8 @@ func TestCompareUnmatchedCells(t *testing.T) {
 // container), and the report says the topologies differ.
 func TestCompareAcrossTopologies(t *testing.T) {
 	base := figures(2000, 1000, 1012, 988, 1005, 996)
-	old := record(t, "old", "1ms", repeated("lua-release", base...))
-	new := record(t, "new", "1ms", repeated("lua-release", base...))
+	old := newRecord(t, "old", "1ms", repeated("lua-release", base...))
+	new := newRecord(t, "new", "1ms", repeated("lua-release", base...))
 	new.Topology.Name = "target:127.0.0.1:6379"
 	for i := range new.Cells {
 		new.Cells[i].Topology = new.Topology.Name
@@ -198,13 +198,13 @@ func TestCompareAcrossTopologies(t *testing.T) {
 }
 
 func TestCompareOptions(t *testing.T) {
-	rec := record(t, "r", "1ms", repeated("lua-release", figures(2000, 1000, 1010)...))
+	rec := newRecord(t, "r", "1ms", repeated("lua-release", figures(2000, 1000, 1010)...))
 	for _, alpha := range []float64{-0.1, 1, 1.5, math.NaN()} {
 		if _, err := compare.Compare(rec, rec, compare.Options{Alpha: alpha}); !errors.Is(err, compare.ErrBadOptions) {
 			t.Errorf("alpha %v: %v, want ErrBadOptions", alpha, err)
 		}
 	}
-	if _, err := compare.Compare(rec, rec, compare.Options{Metrics: []string{"speed"}}); !errors.Is(err, results.ErrUnknownMetric) {
+	if _, err := compare.Compare(rec, rec, compare.Options{Metrics: []string{"speed"}}); !errors.Is(err, record.ErrUnknownMetric) {
 		t.Errorf("unknown metric: %v", err)
 	}
 	rep, err := compare.Compare(rec, rec, compare.Options{Metrics: []string{"throughput"}, Rules: rules(t, "timeouts:>0")})

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lockbench/lockbench/compare"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 func ExampleParseRule() {
@@ -23,10 +23,10 @@ func ExampleParseRule() {
 }
 
 func ExampleCompare() {
-	cell := func(rep int, throughput float64) results.Cell {
-		return results.Cell{Variant: "lua-release", Client: "rueidis", Clients: 8, Keys: 1, Limit: 1, Repetition: rep, ThroughputPerS: throughput}
+	cell := func(rep int, throughput float64) record.Cell {
+		return record.Cell{Variant: "lua-release", Client: "rueidis", Clients: 8, Keys: 1, Limit: 1, Repetition: rep, ThroughputPerS: throughput}
 	}
-	old, new := &results.Record{RunID: "old"}, &results.Record{RunID: "new"}
+	old, new := &record.Record{RunID: "old"}, &record.Record{RunID: "new"}
 	for i, t := range []float64{610, 598, 621, 605, 615} {
 		old.Cells = append(old.Cells, cell(i+1, t))
 		new.Cells = append(new.Cells, cell(i+1, t/2))

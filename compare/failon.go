@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // ErrBadRule is wrapped by every error about a rule's text.
@@ -34,14 +34,14 @@ const ruleExamples = "want METRIC:+N% or METRIC:-N% (significantly worse by more
 type Rule struct {
 	// Text is the rule as written.
 	Text string
-	// Metric is the figure it reads, a results.LookupFigure name.
+	// Metric is the figure it reads, a record.LookupFigure name.
 	Metric string
 
-	figure results.Figure
+	figure record.Figure
 	// percent is a relative rule's N/100; condition an absolute rule's
 	// threshold (Text empty for a relative rule).
 	percent   float64
-	condition results.Threshold
+	condition record.Threshold
 }
 
 // Relative reports whether the rule is a relative (percent) one.
@@ -57,7 +57,7 @@ func ParseRule(text string) (Rule, error) {
 	if !found || name == "" || cond == "" {
 		return bad("%s", ruleExamples)
 	}
-	fig, err := results.LookupFigure(name)
+	fig, err := record.LookupFigure(name)
 	if err != nil {
 		return Rule{}, fmt.Errorf("%w %q: %w", ErrBadRule, text, err)
 	}
@@ -87,15 +87,15 @@ func ParseRule(text string) (Rule, error) {
 	if !strings.ContainsAny(cond[:1], "<>=!") {
 		return bad("%s", ruleExamples)
 	}
-	if r.condition, err = results.ParseThreshold(name + cond); err != nil {
+	if r.condition, err = record.ParseThreshold(name + cond); err != nil {
 		_, detail, _ := strings.Cut(err.Error(), `": `) // after the threshold's own text
 		return bad("%s", detail)
 	}
 	return r, nil
 }
 
-// Failure is a rule that failed on a cell.
-type Failure struct {
+// RuleFailure is a --fail-on rule that failed on a cell.
+type RuleFailure struct {
 	Rule Rule
 	Cell CellID
 	// Detail says what the rule saw: the change and its p-value for a
@@ -105,27 +105,27 @@ type Failure struct {
 
 // String is one line: lua-release, 8 clients, 1 key, rueidis:
 // throughput:-10%: -50.12% (612 → 305, p=0.008 n=5).
-func (f Failure) String() string {
+func (f RuleFailure) String() string {
 	return fmt.Sprintf("%s: %s: %s", f.Cell, f.Rule.Text, f.Detail)
 }
 
 // checkRow checks the rule on a cell present in both records.
-func (r Rule) checkRow(id CellID, row Row) (Failure, bool) {
+func (r Rule) checkRow(id CellID, row Row) (RuleFailure, bool) {
 	if !r.Relative() {
 		return r.checkNew(id, row.New)
 	}
 	if !row.Compared || !row.Worse() || math.Abs(row.Change) <= r.percent {
-		return Failure{}, false
+		return RuleFailure{}, false
 	}
-	return Failure{Rule: r, Cell: id, Detail: fmt.Sprintf("%s (%s → %s, %s)",
+	return RuleFailure{Rule: r, Cell: id, Detail: fmt.Sprintf("%s (%s → %s, %s)",
 		formatChange(row.Change), formatValue(r.figure, row.Old.Median), formatValue(r.figure, row.New.Median), pn(row))}, true
 }
 
 // checkNew checks an absolute rule on the new record's repetitions of a
 // cell.
-func (r Rule) checkNew(id CellID, s Side) (Failure, bool) {
+func (r Rule) checkNew(id CellID, s Side) (RuleFailure, bool) {
 	if r.Relative() || s.Absent {
-		return Failure{}, false
+		return RuleFailure{}, false
 	}
 	var met []float64
 	for _, v := range s.Values {
@@ -134,12 +134,12 @@ func (r Rule) checkNew(id CellID, s Side) (Failure, bool) {
 		}
 	}
 	if len(met) == 0 {
-		return Failure{}, false
+		return RuleFailure{}, false
 	}
 	worst, which := met[len(met)-1], "max" // Values are ascending
 	if strings.Contains(r.Text, ":<") {
 		worst, which = met[0], "min"
 	}
-	return Failure{Rule: r, Cell: id, Detail: fmt.Sprintf("%d of %d repetitions of the new record, %s %s",
+	return RuleFailure{Rule: r, Cell: id, Detail: fmt.Sprintf("%d of %d repetitions of the new record, %s %s",
 		len(met), s.N(), which, formatValue(r.figure, worst))}, true
 }

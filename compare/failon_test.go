@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lockbench/lockbench/compare"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 func TestParseRule(t *testing.T) {
@@ -83,8 +83,8 @@ func TestParseRuleErrors(t *testing.T) {
 			}
 		}
 	}
-	if _, err := compare.ParseRule("thruput:-5%"); !errors.Is(err, results.ErrUnknownMetric) {
-		t.Errorf("an unknown metric's error %v does not wrap results.ErrUnknownMetric", err)
+	if _, err := compare.ParseRule("thruput:-5%"); !errors.Is(err, record.ErrUnknownMetric) {
+		t.Errorf("an unknown metric's error %v does not wrap record.ErrUnknownMetric", err)
 	}
 }
 
@@ -100,7 +100,7 @@ func FuzzParseRule(f *testing.F) {
 			}
 			return
 		}
-		if _, err := results.LookupFigure(r.Metric); err != nil {
+		if _, err := record.LookupFigure(r.Metric); err != nil {
 			t.Fatalf("ParseRule(%q) accepted metric %q: %v", text, r.Metric, err)
 		}
 	})

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // cellFigures are the figures of one synthetic repetition.
@@ -16,10 +16,10 @@ type cellFigures struct {
 
 // repeated builds the repetitions of one cell of variant with 8 clients,
 // one per figures, numbered from 1.
-func repeated(variant string, reps ...cellFigures) []results.Cell {
-	var cells []results.Cell
+func repeated(variant string, reps ...cellFigures) []record.Cell {
+	var cells []record.Cell
 	for i, f := range reps {
-		c := results.Cell{
+		c := record.Cell{
 			Variant: variant, Client: "rueidis", Topology: "local:single", Clients: 8, Keys: 1, Limit: 1,
 			Repetition: i + 1, ElapsedS: 1, ThroughputPerS: f.throughput, Acquisitions: int64(f.throughput),
 		}
@@ -28,7 +28,7 @@ func repeated(variant string, reps ...cellFigures) []results.Cell {
 		c.AcquireLatencyUS.P999 = f.p99 * 1.5
 		c.Violations.Overlaps = f.overlaps
 		if f.serverCPU > 0 {
-			c.Server = &results.ServerCost{CPUMicrosPerAcquisition: f.serverCPU}
+			c.Server = &record.ServerCost{CPUMicrosPerAcquisition: f.serverCPU}
 		}
 		cells = append(cells, c)
 	}
@@ -45,15 +45,15 @@ func figures(p99 float64, throughputs ...float64) []cellFigures {
 	return fs
 }
 
-// record is a synthetic record of the cells, repetitions interleaved like
+// newRecord is a synthetic record of the cells, repetitions interleaved like
 // a run's.
-func record(t *testing.T, runID string, hold string, cells ...[]results.Cell) *results.Record {
+func newRecord(t *testing.T, runID string, hold string, cells ...[]record.Cell) *record.Record {
 	t.Helper()
-	rec := &results.Record{
-		Schema: results.SchemaVersion, Tool: "lockbench", RunID: runID,
+	rec := &record.Record{
+		Schema: record.SchemaVersion, Tool: "lockbench", RunID: runID,
 		Started:  time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
-		Config:   results.Config{Client: "rueidis", TTL: 10 * time.Second, Workload: results.Workload{Keys: 1, Hold: hold}},
-		Topology: results.TopologyInfo{Name: "local:single", ServerVersion: "7.0.15", Representative: true},
+		Config:   record.RunConfig{Client: "rueidis", TTL: 10 * time.Second, Workload: record.Workload{Keys: 1, Hold: hold}},
+		Topology: record.TopologyInfo{Name: "local:single", ServerVersion: "7.0.15", Representative: true},
 	}
 	for rep := 0; ; rep++ {
 		added := false

@@ -14,10 +14,11 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 )
 
-// Render writes rep to w in format, one of results.Formats.
+// Render writes rep to w in format, one of render.Formats.
 func Render(w io.Writer, rep *Report, format string) error {
 	switch format {
 	case "table":
@@ -29,7 +30,7 @@ func Render(w io.Writer, rep *Report, format string) error {
 	case "json":
 		return renderJSON(w, rep)
 	}
-	return results.CheckFormat(format)
+	return render.CheckFormat(format)
 }
 
 // descriptions say what a metric's values are, in a block's heading.
@@ -48,7 +49,7 @@ var descriptions = map[string]string{
 	"rejected_writes": "writes with an older fencing token, refused, per repetition",
 }
 
-func heading(metric string, fig results.Figure) string {
+func heading(metric string, fig record.Figure) string {
 	parts := []string{}
 	if d := descriptions[metric]; d != "" {
 		parts = append(parts, d)
@@ -67,10 +68,10 @@ func heading(metric string, fig results.Figure) string {
 // formatValue shows one value of a figure: latencies with a unit, counts
 // as integers, others with three significant figures or as integers from
 // 100 on.
-func formatValue(fig results.Figure, v float64) string {
+func formatValue(fig record.Figure, v float64) string {
 	switch {
 	case fig.Latency:
-		return results.FormatMicros(v)
+		return record.FormatMicros(v)
 	case v == math.Trunc(v) || math.Abs(v) >= 100:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case math.Abs(v) >= 10:
@@ -95,7 +96,7 @@ func pctRange(s Side) string {
 
 // formatSide shows a side: median ± interval, or for a violation the
 // median and the worst repetition.
-func formatSide(metric string, fig results.Figure, s Side) string {
+func formatSide(metric string, fig record.Figure, s Side) string {
 	switch {
 	case s.Absent:
 		return "-"
@@ -175,10 +176,10 @@ func Notes(rep *Report) []string {
 	var notes []string
 	for _, r := range []struct {
 		name string
-		rec  *results.Record
+		rec  *record.Record
 	}{{"old", rep.Old}, {"new", rep.New}} {
 		n := repetitions(r.rec)
-		notes = append(notes, fmt.Sprintf("%s: %s · %d repetition%s", r.name, results.Notes(r.rec)[0], n, plural(n)))
+		notes = append(notes, fmt.Sprintf("%s: %s · %d repetition%s", r.name, render.Notes(r.rec)[0], n, plural(n)))
 	}
 	notes = append(notes, fmt.Sprintf("old, new: the median ± its %.0f %% confidence interval over the repetitions (violations: the median, and the worst repetition); "+
 		"change = new/old − 1 where the Mann-Whitney U test gives p < %v, ~ where it does not (no significant difference); - = no such figure in that record",
@@ -212,7 +213,7 @@ func renderText(w io.Writer, rep *Report, markdown bool) error {
 	}
 	for _, metric := range rep.Metrics {
 		var body [][]string
-		var fig results.Figure
+		var fig record.Figure
 		for i, c := range rep.Cells {
 			if r, ok := c.Row(metric); ok {
 				fig = r.Figure
@@ -223,7 +224,7 @@ func renderText(w io.Writer, rep *Report, markdown bool) error {
 			continue
 		}
 		row := tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}}}
-		t := results.TextTable(w, row)
+		t := render.TextTable(w, row)
 		if markdown {
 			fmt.Fprintf(w, "**%s**\n\n", heading(metric, fig))
 			t = tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()), tablewriter.WithConfig(tablewriter.Config{

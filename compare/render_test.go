@@ -24,8 +24,8 @@ func goldenReport(t *testing.T) *compare.Report {
 	halved := figures(3000, 500, 506, 494, 502, 498, 501)
 	overlapping := figures(2000, 1003, 994, 1009, 991, 1001, 999)
 	overlapping[2].overlaps = 4
-	old := record(t, "20261130T120000-aaaaaa", "1ms", repeated("lua-release", base...), repeated("set-nx-ex", base...), repeated("watchdog", base...))
-	new := record(t, "20261130T121000-bbbbbb", "2ms", repeated("lua-release", halved...), repeated("set-nx-ex", overlapping...))
+	old := newRecord(t, "20261130T120000-aaaaaa", "1ms", repeated("lua-release", base...), repeated("set-nx-ex", base...), repeated("watchdog", base...))
+	new := newRecord(t, "20261130T121000-bbbbbb", "2ms", repeated("lua-release", halved...), repeated("set-nx-ex", overlapping...))
 	rep, err := compare.Compare(old, new, compare.Options{Rules: rules(t, "throughput:-10%", "acquire.p99:+60%", "overlaps:>0")})
 	if err != nil {
 		t.Fatal(err)

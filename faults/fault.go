@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lockbench/lockbench/measure"
 )
 
 // ErrBadFault is wrapped by every Parse and Check error.
@@ -56,41 +58,9 @@ func (k Kind) OnNetwork() bool { return k == Latency || k == Partition || k == R
 // name sides= instead).
 func (k Kind) NamesNode() bool { return k.OnNode() || k.OnNetwork() }
 
-// Fault is one scheduled fault.
-type Fault struct {
-	// At is when the fault starts, from the start of the measured phase.
-	At time.Duration `json:"at_ns"`
-	// Kind is what it does.
-	Kind Kind `json:"kind"`
-	// Node names the node (master, replica-1, node-3, ...); a network
-	// fault on it acts between it and the clients.
-	Node string `json:"node"`
-	// Sides are the two sides of a network fault given by sides= instead
-	// of node=, as Parse writes them: the node and group names of each
-	// side, split by commas, the sides by "|" (master,clients-a|replicas).
-	// The fault acts on every link between a member of one side and a
-	// member of the other (see Sides).
-	Sides string `json:"sides,omitempty"`
-	// For is how long a pause lasts. Default: to the end of the run.
-	For time.Duration `json:"for_ns,omitempty"`
-	// Delay is how long a restarted node stays down, or how long a
-	// step-delay waits. Default 0.
-	Delay time.Duration `json:"delay_ns,omitempty"`
-	// Step names the variant step of step-delay and step-crash
-	// (after-setnx, between-get-and-del, ...).
-	Step string `json:"step,omitempty"`
-	// Fraction of the times a step is reached that it acts; of a reset,
-	// the fraction of the links' connections it resets. Default 1.
-	Fraction float64 `json:"fraction,omitempty"`
-	// Count bounds how many times a step fault acts. Default: no bound.
-	Count int `json:"count,omitempty"`
-	// Latency and Jitter of a latency fault.
-	Latency time.Duration `json:"latency_ns,omitempty"`
-	Jitter  time.Duration `json:"jitter_ns,omitempty"`
-	// Jump is how far a clock fault moves the node's clock: forward when
-	// positive, back when negative; never 0.
-	Jump time.Duration `json:"jump_ns,omitempty"`
-}
+// Fault is one scheduled fault (see measure.Fault for its fields and
+// their defaults), its kind a Kind.
+type Fault = measure.Fault[Kind]
 
 // MaxJump bounds a clock fault's jump either way: a century.
 const MaxJump = 100 * 365 * 24 * time.Hour
@@ -234,42 +204,6 @@ func kindList() string {
 	return strings.Join(s, ", ")
 }
 
-// String returns the fault in Parse's form.
-func (f Fault) String() string {
-	s := fmt.Sprintf("at=%v %s", f.At, f.Kind)
-	if f.Node != "" {
-		s += " node=" + f.Node
-	}
-	if f.Sides != "" {
-		s += " sides=" + f.Sides
-	}
-	if f.Step != "" {
-		s += fmt.Sprintf(" step=%s fraction=%v", f.Step, f.Fraction)
-	}
-	if f.Step == "" && f.Fraction > 0 && f.Fraction < 1 {
-		s += fmt.Sprintf(" fraction=%v", f.Fraction)
-	}
-	if f.Count > 0 {
-		s += fmt.Sprintf(" count=%d", f.Count)
-	}
-	if f.Latency > 0 {
-		s += fmt.Sprintf(" latency=%v", f.Latency)
-	}
-	if f.Jitter > 0 {
-		s += fmt.Sprintf(" jitter=%v", f.Jitter)
-	}
-	if f.For > 0 {
-		s += fmt.Sprintf(" for=%v", f.For)
-	}
-	if f.Delay > 0 {
-		s += fmt.Sprintf(" delay=%v", f.Delay)
-	}
-	if f.Jump != 0 {
-		s += " jump=" + SignedDuration(f.Jump)
-	}
-	return s
-}
-
 // Check reports the first fault that cannot run: one past the end of the
 // measured phase (length; 0 when unknown), or on a node not in nodes (nil
 // when not known yet). The sides of a network fault are checked by
@@ -286,10 +220,6 @@ func Check(faults []Fault, length time.Duration, nodes []string) error {
 	return nil
 }
 
-// SignedDuration is d with its sign, +30s or -10s, as jump= takes it.
-func SignedDuration(d time.Duration) string {
-	if d > 0 {
-		return "+" + d.String()
-	}
-	return d.String()
-}
+// SignedDuration is d with its sign, +30s or -10s, as jump= takes it
+// (measure.SignedDuration).
+func SignedDuration(d time.Duration) string { return measure.SignedDuration(d) }

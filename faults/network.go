@@ -132,7 +132,7 @@ func (n *Network) start(f Fault, body string, on []string) error {
 	if n.nodes != nil {
 		nodes = n.nodes()
 	}
-	c, err := f.resolve(nodes, n.groups)
+	c, err := resolve(f, nodes, n.groups)
 	if err != nil {
 		return fmt.Errorf("%w %q: %w", ErrBadFault, f, err)
 	}

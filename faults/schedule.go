@@ -7,32 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/topologies"
 )
-
-// Event is one thing the schedule did to a node, or saw it do.
-type Event struct {
-	// AtS is when it happened, in seconds from the start of the measured
-	// phase, as the per-second series counts: for what the schedule did,
-	// when it began to act (a failover that takes seconds is stamped when
-	// it was asked for); for what it saw, when it saw it.
-	AtS float64 `json:"at_s"`
-	// Fault is the fault it belongs to, in Parse's form; for a promotion
-	// or a demotion, the node fault it followed (none when none did).
-	Fault string `json:"fault"`
-	// Action is what the schedule did (pause, resume, kill, restart,
-	// failover, latency, partition, reset, heal, or clock with its jump:
-	// clock +30s, clock -10s), what became of it (restarted: the node answers
-	// again), or what it saw a node do: promoted (a replica became a
-	// master) or demoted (a master became a replica).
-	Action string `json:"action"`
-	Node   string `json:"node"`
-	// DurationS is how long it took, in seconds: a failover, until Promote
-	// returned; a promotion or demotion, from the fault it followed.
-	DurationS float64 `json:"duration_s,omitempty"`
-	// Error is why the action failed, if it did.
-	Error string `json:"error,omitempty"`
-}
 
 // The actions of the events Run records beside the faults' own.
 const (
@@ -67,20 +44,20 @@ type Schedule struct {
 type Running struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	events []Event
+	events []measure.FaultEvent
 }
 
 // Run starts the schedule of s and waits for its end: Start(ctx, s).Wait().
-func Run(ctx context.Context, s Schedule) []Event { return Start(ctx, s).Wait() }
+func Run(ctx context.Context, s Schedule) []measure.FaultEvent { return Start(ctx, s).Wait() }
 
 // Wait waits until the schedule has ended (its context ended, and every
 // paused node and cut link was restored) and returns what it did, in time
 // order.
-func (r *Running) Wait() []Event {
+func (r *Running) Wait() []measure.FaultEvent {
 	r.wg.Wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	slices.SortStableFunc(r.events, func(a, b Event) int { return cmp.Compare(a.AtS, b.AtS) })
+	slices.SortStableFunc(r.events, func(a, b measure.FaultEvent) int { return cmp.Compare(a.AtS, b.AtS) })
 	return r.events
 }
 
@@ -118,7 +95,7 @@ func Start(ctx context.Context, s Schedule) *Running {
 	begin := func(f Fault, action string) int {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		r.events = append(r.events, Event{AtS: time.Since(start).Seconds(), Fault: f.String(), Action: action, Node: f.Node})
+		r.events = append(r.events, measure.FaultEvent{AtS: time.Since(start).Seconds(), Fault: f.String(), Action: action, Node: f.Node})
 		return len(r.events) - 1
 	}
 	end := func(i int, err error) {
@@ -193,7 +170,7 @@ func Start(ctx context.Context, s Schedule) *Running {
 				record(f, "failover", func() error { return ctrl.Promote(context.WithoutCancel(ctx), f.Node) })
 			case Clock:
 				// The clock stays moved: the next cell gets a fresh topology.
-				record(f, "clock "+SignedDuration(f.Jump), func() error { return ctrl.ClockJump(context.WithoutCancel(ctx), f.Node, f.Jump) })
+				record(f, "clock "+measure.SignedDuration(f.Jump), func() error { return ctrl.ClockJump(context.WithoutCancel(ctx), f.Node, f.Jump) })
 			case Latency, Partition, Reset:
 				act := net.Latency
 				switch f.Kind {
@@ -232,9 +209,9 @@ var causes = map[string]bool{"pause": true, "kill": true, "restart": true, "fail
 // roleEvent is the event of role change c, seen after the events so far:
 // timed from the last of them that may have caused it (the latest to
 // begin before c was seen).
-func roleEvent(c topologies.RoleChange, start time.Time, so []Event) Event {
+func roleEvent(c topologies.RoleChange, start time.Time, so []measure.FaultEvent) measure.FaultEvent {
 	at := c.At.Sub(start).Seconds()
-	e := Event{AtS: at, Action: ActionDemoted, Node: c.Node}
+	e := measure.FaultEvent{AtS: at, Action: ActionDemoted, Node: c.Node}
 	if c.To == topologies.RoleMaster {
 		e.Action = ActionPromoted
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
@@ -23,7 +24,7 @@ func mustParse(t *testing.T, spec string) faults.Fault {
 
 // runFor runs the schedule of specs on the topology called name for d
 // and returns its events and the nodes BeforeNode was called with.
-func runFor(t *testing.T, name string, d time.Duration, specs ...string) ([]faults.Event, []string) {
+func runFor(t *testing.T, name string, d time.Duration, specs ...string) ([]measure.FaultEvent, []string) {
 	t.Helper()
 	topo := topotest.Start(t, name)
 	var fs []faults.Fault
@@ -48,10 +49,10 @@ func runFor(t *testing.T, name string, d time.Duration, specs ...string) ([]faul
 }
 
 // find returns the one event of action on node.
-func find(t *testing.T, events []faults.Event, action, node string) faults.Event {
+func find(t *testing.T, events []measure.FaultEvent, action, node string) measure.FaultEvent {
 	t.Helper()
-	i := slices.IndexFunc(events, func(e faults.Event) bool { return e.Action == action && e.Node == node })
-	if i < 0 || slices.ContainsFunc(events[i+1:], func(e faults.Event) bool { return e.Action == action && e.Node == node }) {
+	i := slices.IndexFunc(events, func(e measure.FaultEvent) bool { return e.Action == action && e.Node == node })
+	if i < 0 || slices.ContainsFunc(events[i+1:], func(e measure.FaultEvent) bool { return e.Action == action && e.Node == node }) {
 		t.Fatalf("want one %s event of %s in %+v", action, node, events)
 	}
 	if events[i].Error != "" {
@@ -61,7 +62,7 @@ func find(t *testing.T, events []faults.Event, action, node string) faults.Event
 }
 
 // stampedAt checks that e was stamped within 100 ms of its schedule.
-func stampedAt(t *testing.T, e faults.Event, at time.Duration) {
+func stampedAt(t *testing.T, e measure.FaultEvent, at time.Duration) {
 	t.Helper()
 	if late := e.AtS - at.Seconds(); late < 0 || late > 0.1 {
 		t.Errorf("%s of %s stamped at %.3fs; want within 100 ms of %v", e.Action, e.Node, e.AtS, at)
@@ -78,7 +79,7 @@ func TestScheduleSentinelFailover(t *testing.T) {
 	failover := find(t, events, "failover", "replica-1")
 	stampedAt(t, failover, 200*time.Millisecond)
 	promoted, demoted := find(t, events, faults.ActionPromoted, "replica-1"), find(t, events, faults.ActionDemoted, "master")
-	for _, e := range []faults.Event{promoted, demoted} {
+	for _, e := range []measure.FaultEvent{promoted, demoted} {
 		if e.Fault != failover.Fault || e.DurationS <= 0 || e.AtS > failover.AtS+failover.DurationS+0.5 {
 			t.Errorf("%s %+v; want it timed from the failover %+v, within it", e.Action, e, failover)
 		}

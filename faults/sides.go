@@ -41,9 +41,9 @@ func parseSides(value string) (string, error) {
 	return value, nil
 }
 
-// SideNames are the names of the fault's two sides, as given: a network
-// fault given by node=X is X against the clients.
-func (f Fault) SideNames() (a, b []string) {
+// sideNames are the names of f's two sides, as given: a network fault
+// given by node=X is X against the clients.
+func sideNames(f Fault) (a, b []string) {
 	if f.Sides == "" {
 		return []string{f.Node}, []string{GroupClients}
 	}
@@ -92,10 +92,10 @@ func (c cut) crosses(l topologies.Link) bool {
 	return c.a[l.From] && c.b[l.To] || c.b[l.From] && c.a[l.To]
 }
 
-// resolve resolves the fault's sides against the topology's nodes and
-// the run's client groups.
-func (f Fault) resolve(nodes []topologies.Node, groups []string) (cut, error) {
-	left, right := f.SideNames()
+// resolve resolves f's sides against the topology's nodes and the run's
+// client groups.
+func resolve(f Fault, nodes []topologies.Node, groups []string) (cut, error) {
+	left, right := sideNames(f)
 	a, err := members(left, nodes, groups)
 	if err != nil {
 		return cut{}, err
@@ -128,7 +128,7 @@ func CheckSides(faults []Fault, nodes []topologies.Node, groups []string) error 
 		if !f.Kind.OnNetwork() {
 			continue
 		}
-		if _, err := f.resolve(nodes, groups); err != nil {
+		if _, err := resolve(f, nodes, groups); err != nil {
 			var names []string
 			for _, n := range nodes {
 				names = append(names, n.Name)

@@ -81,7 +81,7 @@ func TestSidesCut(t *testing.T) {
 			link("replica-1", "master"): true, link("master", "replica-1"): true, link("replica-2", "master"): false,
 		},
 	} {
-		c, err := mustParse(t, spec).resolve(sentinelNodes, groups)
+		c, err := resolve(mustParse(t, spec), sentinelNodes, groups)
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}

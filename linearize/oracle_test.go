@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/history"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 )
 
 // A lock for the test's clients: a semaphore of limit places that lets
@@ -39,10 +39,10 @@ func (l *testLock) release(bypassed bool) {
 // run drives clients through cycles against a real oracle of limit
 // oracleLimit, recording the history as the workload will: acquire →
 // Enter → hold → Exit → release, each bracketed by Invoke and Complete.
-func run(t *testing.T, clients, cycles, places, bypassEvery, oracleLimit int) (*history.History, metrics.OracleReport) {
+func run(t *testing.T, clients, cycles, places, bypassEvery, oracleLimit int) (*history.History, oracle.Report) {
 	t.Helper()
 	lock := &testLock{places: make(chan struct{}, places), bypassEvery: bypassEvery}
-	oracle := metrics.NewOracle(1, oracleLimit)
+	oracle := oracle.New(1, oracleLimit)
 	rec := history.NewRecorder(history.RecorderOptions{Keys: []string{"lockbench:k0"}, Limit: places, Capacity: clients * cycles * 8})
 	var wg sync.WaitGroup
 	for c := range clients {

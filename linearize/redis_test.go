@@ -10,7 +10,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/linearize"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -44,7 +44,7 @@ func TestPauseOnRedis(t *testing.T) {
 	defer conn.Close()
 	const clientsN, cycles, ttl = 3, 25, 40 * time.Millisecond
 	name := "lbtest:" + t.Name() + ":k0"
-	oracle := metrics.NewOracle(1, 1)
+	oracle := oracle.New(1, 1)
 	rec := history.NewRecorder(history.RecorderOptions{Keys: []string{name}, Capacity: clientsN * cycles * 8})
 	var wg sync.WaitGroup
 	errs := make(chan error, clientsN)

@@ -1,9 +1,11 @@
 package metrics
 
-// Failure is one error a client met (an acquire or a release that failed
+import "github.com/lockbench/lockbench/measure"
+
+// ClientError is one error a client met (an acquire or a release that failed
 // other than by finding the lock held or timing out), as a recorder
 // counts it: by kind.
-type Failure struct {
+type ClientError struct {
 	// Kind names what failed: the Redis error prefix of a server's reply
 	// (OOM, READONLY, MOVED, NOSCRIPT, ...), or timeout, connection
 	// refused, connection reset, EOF, other.
@@ -13,13 +15,6 @@ type Failure struct {
 	Message string
 	// Err is the error.
 	Err error
-}
-
-// ErrorCount is how often one kind of error happened in a phase, with
-// the message of the first.
-type ErrorCount struct {
-	Count  int64  `json:"count"`
-	Sample string `json:"sample"`
 }
 
 // ErrorOverflow is the kind a recorder counts an error under when it has
@@ -41,7 +36,7 @@ type errorSlot struct {
 // the last, which counts every kind the others have no room for as
 // ErrorOverflow. The first error of a kind gives its sample; after that,
 // counting allocates nothing. Call it with the recorder's mutex held.
-func countError(slots *[maxErrorKinds]errorSlot, f Failure) {
+func countError(slots *[maxErrorKinds]errorSlot, f ClientError) {
 	kind := f.Kind
 	if kind == "" {
 		kind = "other"
@@ -68,13 +63,13 @@ func countError(slots *[maxErrorKinds]errorSlot, f Failure) {
 
 // mergeErrors adds slots into byKind (made when nil), keeping the first
 // sample of each kind, and returns it.
-func mergeErrors(byKind map[string]ErrorCount, slots *[maxErrorKinds]errorSlot) map[string]ErrorCount {
+func mergeErrors(byKind map[string]measure.ErrorCount, slots *[maxErrorKinds]errorSlot) map[string]measure.ErrorCount {
 	for _, s := range slots {
 		if s.count == 0 {
 			continue
 		}
 		if byKind == nil {
-			byKind = map[string]ErrorCount{}
+			byKind = map[string]measure.ErrorCount{}
 		}
 		c := byKind[s.kind]
 		if c.Count == 0 {

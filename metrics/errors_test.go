@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/lockbench/lockbench/measure"
 )
 
 // Errors are counted by kind, each with the message of its first; the
@@ -13,13 +15,13 @@ import (
 func TestRecorderCountsErrorsByKind(t *testing.T) {
 	start := time.Now()
 	a, b := NewRecorder(start), NewRecorder(start)
-	a.Failed(start, Failure{Kind: "OOM", Message: "OOM first", Err: errors.New("wrapped: OOM first")})
-	a.Failed(start, Failure{Kind: "OOM", Message: "OOM second"})
-	a.Failed(start.Add(time.Second), Failure{Kind: "timeout", Err: errors.New("i/o timeout")})
-	b.Failed(start, Failure{Kind: "OOM", Message: "OOM from b"})
-	b.Failed(start, Failure{Err: errors.New("odd")})
+	a.Failed(start, ClientError{Kind: "OOM", Message: "OOM first", Err: errors.New("wrapped: OOM first")})
+	a.Failed(start, ClientError{Kind: "OOM", Message: "OOM second"})
+	a.Failed(start.Add(time.Second), ClientError{Kind: "timeout", Err: errors.New("i/o timeout")})
+	b.Failed(start, ClientError{Kind: "OOM", Message: "OOM from b"})
+	b.Failed(start, ClientError{Err: errors.New("odd")})
 	s := Merge([]*Recorder{a, b}, nil)
-	want := map[string]ErrorCount{
+	want := map[string]measure.ErrorCount{
 		"OOM": {Count: 3, Sample: "OOM first"}, "timeout": {Count: 1, Sample: "i/o timeout"}, "other": {Count: 1, Sample: "odd"},
 	}
 	if fmt.Sprint(s.ErrorsByKind) != fmt.Sprint(want) {
@@ -35,7 +37,7 @@ func TestRecorderCountsErrorsByKind(t *testing.T) {
 func TestRecorderErrorKindsOverflow(t *testing.T) {
 	r := NewRecorder(time.Now())
 	for i := range maxErrorKinds + 4 {
-		r.Failed(time.Now(), Failure{Kind: fmt.Sprintf("KIND%d", i), Message: "m"})
+		r.Failed(time.Now(), ClientError{Kind: fmt.Sprintf("KIND%d", i), Message: "m"})
 	}
 	s := Merge([]*Recorder{r}, nil)
 	var total int64
@@ -52,11 +54,11 @@ func TestFailedDoesNotAllocate(t *testing.T) {
 	start := time.Now()
 	r := NewRecorder(start)
 	err := errors.New("dial tcp: connection refused")
-	r.Failed(start, Failure{Kind: "connection refused", Err: err})
-	r.Failed(start, Failure{Kind: "OOM", Message: "OOM command not allowed"})
+	r.Failed(start, ClientError{Kind: "connection refused", Err: err})
+	r.Failed(start, ClientError{Kind: "OOM", Message: "OOM command not allowed"})
 	allocs := testing.AllocsPerRun(1000, func() {
-		r.Failed(start, Failure{Kind: "connection refused", Err: err})
-		r.Failed(start, Failure{Kind: "OOM", Message: "OOM command not allowed"})
+		r.Failed(start, ClientError{Kind: "connection refused", Err: err})
+		r.Failed(start, ClientError{Kind: "OOM", Message: "OOM command not allowed"})
 	})
 	if allocs != 0 {
 		t.Errorf("counting an error allocates %.1f times", allocs)
@@ -69,7 +71,7 @@ func TestFairnessDefined(t *testing.T) {
 		perClient []int64
 		defined   bool
 	}{{nil, false}, {[]int64{0, 0}, false}, {[]int64{0, 3}, true}, {[]int64{2, 2}, true}} {
-		if got := FairnessOf(tt.perClient).Defined(); got != tt.defined {
+		if got := measure.FairnessOf(tt.perClient).Defined(); got != tt.defined {
 			t.Errorf("FairnessOf(%v).Defined() = %v, want %v", tt.perClient, got, tt.defined)
 		}
 	}

@@ -34,19 +34,20 @@ func RecordMicros(h *hdrhistogram.Histogram, us int64) {
 	_ = h.RecordValue(min(max(us, lowestMicros), highestMicros))
 }
 
-// Event is a counted happening of a run.
-type Event int
+// EventKind is a kind of counted happening of a run: what Recorder.Add
+// counts.
+type EventKind int
 
 // The events a Recorder counts.
 const (
-	Attempt      Event = iota // a try at acquiring, successful or not
-	Busy                      // a try that found the lock (or every permit) held
-	Timeout                   // an acquisition given up after the acquire timeout
-	Error                     // a Redis or network error
-	LeaseLost                 // a release or renewal that found the lease gone
-	Dropped                   // an open-loop arrival that found no free client and no room to wait
-	StaleRelease              // a release that succeeded while a later holder was inside: it freed another's lock
-	Crashed                   // a client crashed by a fault
+	Attempt      EventKind = iota // a try at acquiring, successful or not
+	Busy                          // a try that found the lock (or every permit) held
+	Timeout                       // an acquisition given up after the acquire timeout
+	Error                         // a Redis or network error
+	LeaseLost                     // a release or renewal that found the lease gone
+	Dropped                       // an open-loop arrival that found no free client and no room to wait
+	StaleRelease                  // a release that succeeded while a later holder was inside: it freed another's lock
+	Crashed                       // a client crashed by a fault
 	numEvents
 )
 
@@ -170,7 +171,7 @@ func (r *Recorder) lateMicros(us int64) {
 }
 
 // Add counts one event that happened at at.
-func (r *Recorder) Add(at time.Time, e Event) {
+func (r *Recorder) Add(at time.Time, e EventKind) {
 	r.mu.Lock()
 	r.counts[e]++
 	r.secondAt(at).counts[e]++
@@ -180,7 +181,7 @@ func (r *Recorder) Add(at time.Time, e Event) {
 // Failed counts one error, an Error event that happened at at, under its
 // kind; the first of a kind keeps its message as the kind's sample. It
 // allocates nothing after the first error of a kind.
-func (r *Recorder) Failed(at time.Time, f Failure) {
+func (r *Recorder) Failed(at time.Time, f ClientError) {
 	r.mu.Lock()
 	r.counts[Error]++
 	r.secondAt(at).counts[Error]++

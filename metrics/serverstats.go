@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/redisinfo"
 )
 
@@ -146,17 +147,7 @@ type ServerCost struct {
 	// included, sentinels not.
 	CPUSeconds float64 `json:"cpu_seconds"`
 	// Nodes is the cost per node, in the order of the later snapshots.
-	Nodes []NodeCost `json:"nodes"`
-}
-
-// NodeCost is what one node spent.
-type NodeCost struct {
-	Node string `json:"node"`
-	Role string `json:"role"`
-	// Commands is the commands the node ran, without housekeeping; on a
-	// replica, those its master replicated to it.
-	Commands   int64   `json:"commands"`
-	CPUSeconds float64 `json:"cpu_seconds"`
+	Nodes []measure.NodeCost `json:"nodes"`
 }
 
 // housekeeping are the commands that set up connections, find the
@@ -202,7 +193,7 @@ func Cost(before, after []ServerSnapshot) ServerCost {
 		if a.CPU.Seconds() < cpuBefore {
 			cpuBefore = 0
 		}
-		node := NodeCost{Node: a.Node, Role: a.Role, CPUSeconds: a.CPU.Seconds() - cpuBefore}
+		node := measure.NodeCost{Node: a.Node, Role: a.Role, CPUSeconds: a.CPU.Seconds() - cpuBefore}
 		master := a.Role == "master"
 		for name, st := range a.Commands {
 			calls := st.Calls - commandsBefore[name].Calls

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/lockbench/lockbench/measure"
 )
 
 // capturedInfo is the reply of `INFO server cpu replication errorstats
@@ -217,7 +219,7 @@ func TestCost(t *testing.T) {
 			want: ServerCost{
 				Commands: 201, ByCommand: map[string]int64{"set": 100, "evalsha": 100, "eval": 1},
 				Housekeeping: 5, CPUSeconds: 0.35,
-				Nodes: []NodeCost{{"master", "master", 201, 0.25}, {"replica-1", "replica", 400, 0.1}},
+				Nodes: []measure.NodeCost{{Node: "master", Role: "master", Commands: 201, CPUSeconds: 0.25}, {Node: "replica-1", Role: "replica", Commands: 400, CPUSeconds: 0.1}},
 			},
 		},
 		{
@@ -234,7 +236,7 @@ func TestCost(t *testing.T) {
 			},
 			want: ServerCost{
 				Commands: 61, ByCommand: map[string]int64{"set": 32, "del": 29}, Housekeeping: 1, CPUSeconds: 1.5,
-				Nodes: []NodeCost{{"master-1", "master", 20, 0.5}, {"master-2", "master", 39, 0.5}, {"master-3", "master", 2, 0.5}},
+				Nodes: []measure.NodeCost{{Node: "master-1", Role: "master", Commands: 20, CPUSeconds: 0.5}, {Node: "master-2", Role: "master", Commands: 39, CPUSeconds: 0.5}, {Node: "master-3", Role: "master", Commands: 2, CPUSeconds: 0.5}},
 			},
 		},
 		{
@@ -242,28 +244,28 @@ func TestCost(t *testing.T) {
 			before: []ServerSnapshot{snap("node-1", "master", 9, map[string]int64{"set": 500, "del": 400})},
 			after:  []ServerSnapshot{snap("node-1", "master", 0.25, map[string]int64{"set": 30, "del": 420})},
 			want: ServerCost{Commands: 450, ByCommand: map[string]int64{"set": 30, "del": 420}, CPUSeconds: 0.25,
-				Nodes: []NodeCost{{"node-1", "master", 450, 0.25}}},
+				Nodes: []measure.NodeCost{{Node: "node-1", Role: "master", Commands: 450, CPUSeconds: 0.25}}},
 		},
 		{
 			name:   "CONFIG RESETSTAT resets commands, not CPU",
 			before: []ServerSnapshot{snap("node-1", "master", 2, map[string]int64{"set": 500})},
 			after:  []ServerSnapshot{snap("node-1", "master", 2.5, map[string]int64{"set": 7})},
 			want: ServerCost{Commands: 7, ByCommand: map[string]int64{"set": 7}, CPUSeconds: 0.5,
-				Nodes: []NodeCost{{"node-1", "master", 7, 0.5}}},
+				Nodes: []measure.NodeCost{{Node: "node-1", Role: "master", Commands: 7, CPUSeconds: 0.5}}},
 		},
 		{
 			name:   "unpaired nodes are left out",
 			before: []ServerSnapshot{snap("gone", "master", 1, map[string]int64{"set": 1}), snap("kept", "master", 1, nil)},
 			after:  []ServerSnapshot{snap("new", "master", 5, map[string]int64{"set": 100}), snap("kept", "master", 1, map[string]int64{"get": 1})},
 			want: ServerCost{Commands: 1, ByCommand: map[string]int64{"get": 1},
-				Nodes: []NodeCost{{"kept", "master", 1, 0}}},
+				Nodes: []measure.NodeCost{{Node: "kept", Role: "master", Commands: 1, CPUSeconds: 0}}},
 		},
 		{
 			name:   "role of the later snapshot",
 			before: []ServerSnapshot{snap("a", "master", 1, nil), snap("b", "replica", 1, nil)},
 			after:  []ServerSnapshot{snap("a", "replica", 1, map[string]int64{"set": 4}), snap("b", "master", 1, map[string]int64{"set": 6})},
 			want: ServerCost{Commands: 6, ByCommand: map[string]int64{"set": 6},
-				Nodes: []NodeCost{{"a", "replica", 4, 0}, {"b", "master", 6, 0}}},
+				Nodes: []measure.NodeCost{{Node: "a", Role: "replica", Commands: 4, CPUSeconds: 0}, {Node: "b", Role: "master", Commands: 6, CPUSeconds: 0}}},
 		},
 		{
 			name: "nothing",

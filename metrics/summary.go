@@ -3,9 +3,10 @@ package metrics
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/lockbench/lockbench/measure"
 )
 
 // Summary is the merged result of the recorders of one phase of a run
@@ -35,7 +36,7 @@ type Summary struct {
 	Crashed        int64 `json:"crashed"`
 	// ErrorsByKind counts the errors recorded with [Recorder.Failed] by
 	// kind, with the first message of each.
-	ErrorsByKind map[string]ErrorCount `json:"errors_by_kind,omitempty"`
+	ErrorsByKind map[string]measure.ErrorCount `json:"errors_by_kind,omitempty"`
 	// Commands is left to the caller, who counts them at the connection.
 	Commands int64 `json:"commands"`
 	// Notes are the variant's own counters (Recorder.Note), summed.
@@ -45,56 +46,10 @@ type Summary struct {
 	Clamped int64 `json:"clamped"`
 
 	// Fairness describes how acquisitions were spread over the clients.
-	Fairness Fairness `json:"fairness"`
+	Fairness measure.Fairness `json:"fairness"`
 	// Series has one entry per second of the phase.
-	Series []Second `json:"series"`
+	Series []measure.Second `json:"series"`
 }
-
-// Second is one second of a phase.
-type Second struct {
-	// T is the second's offset from the start of the phase.
-	T              int     `json:"t"`
-	Acquisitions   int64   `json:"acquisitions"`
-	FailedAttempts int64   `json:"failed_attempts"`
-	Errors         int64   `json:"errors"`
-	Timeouts       int64   `json:"timeouts"`
-	Dropped        int64   `json:"dropped,omitempty"`
-	AcquireP50US   float64 `json:"acquire_p50_us"`
-	AcquireP99US   float64 `json:"acquire_p99_us"`
-	// AcquireHistogram is the second's acquire latencies (microseconds,
-	// 2 significant figures) in [EncodeHistogram]'s encoding: what the
-	// second's p50 and p99 come from, kept so that shards' seconds merge
-	// exactly. Empty for a second without acquisitions.
-	AcquireHistogram string `json:"acquire_hist,omitempty"`
-	// Overlaps and Holders are the oracle's: new overlaps in the second,
-	// and the holders inside critical sections when it ended.
-	Overlaps int64 `json:"overlaps"`
-	Holders  int64 `json:"holders"`
-}
-
-// Fairness describes how evenly successful acquisitions were spread over the
-// clients of a run cell.
-type Fairness struct {
-	// Clients is the number of clients.
-	Clients int `json:"clients"`
-	// MinPerClient and MaxPerClient are the fewest and most acquisitions of
-	// any one client.
-	MinPerClient int64 `json:"min_per_client"`
-	MaxPerClient int64 `json:"max_per_client"`
-	// Jain is Jain's fairness index (Σx)²/(n·Σx²) over the per-client
-	// acquisition counts: 1 when all are equal, 1/n when one client got
-	// everything. Without a single acquisition the index is undefined
-	// (0/0): it is then 1 here, and [Fairness.Defined] is false.
-	Jain float64 `json:"jain"`
-	// PerClient are the acquisitions of each client, in client order
-	// (the charts of lockbench report); empty in older records.
-	PerClient []int64 `json:"per_client,omitempty"`
-}
-
-// Defined reports whether Jain's index means something: some client
-// acquired. A cell in which no client acquired was neither fair nor
-// unfair.
-func (f Fairness) Defined() bool { return f.MaxPerClient > 0 }
 
 // Merge combines the recorders of one phase into a Summary: histograms are
 // merged (percentiles are never averaged), counters and seconds summed.
@@ -125,7 +80,7 @@ func Merge(recs []*Recorder, perClient []int64) Summary {
 		}
 		for i, sec := range r.seconds {
 			for len(s.Series) <= i {
-				s.Series = append(s.Series, Second{T: len(s.Series)})
+				s.Series = append(s.Series, measure.Second{T: len(s.Series)})
 				seconds = append(seconds, hdrhistogram.New(lowestMicros, highestMicros, secondFigures))
 			}
 			out := &s.Series[i]
@@ -151,51 +106,17 @@ func Merge(recs []*Recorder, perClient []int64) Summary {
 	s.Attempts, s.FailedAttempts, s.Timeouts = counts[Attempt], counts[Busy], counts[Timeout]
 	s.Errors, s.LeaseLost, s.Dropped = counts[Error], counts[LeaseLost], counts[Dropped]
 	s.StaleReleases, s.Crashed = counts[StaleRelease], counts[Crashed]
-	s.Fairness = fairnessOf(perClient)
+	s.Fairness = measure.FairnessOf(perClient)
 	return s
-}
-
-// FairnessOf computes the fairness of per-client acquisition counts.
-func FairnessOf(perClient []int64) Fairness { return fairnessOf(perClient) }
-
-// fairnessOf computes the fairness of per-client acquisition counts.
-func fairnessOf(perClient []int64) Fairness {
-	f := Fairness{Clients: len(perClient), Jain: 1, PerClient: slices.Clone(perClient)}
-	if len(perClient) == 0 {
-		return f
-	}
-	f.MinPerClient, f.MaxPerClient = perClient[0], perClient[0]
-	var sum, sumOfSquares float64
-	for _, n := range perClient {
-		f.MinPerClient = min(f.MinPerClient, n)
-		f.MaxPerClient = max(f.MaxPerClient, n)
-		x := float64(n)
-		sum += x
-		sumOfSquares += x * x
-	}
-	if sumOfSquares > 0 {
-		f.Jain = sum * sum / (float64(len(perClient)) * sumOfSquares)
-	}
-	return f
-}
-
-// Latency is a set of quantiles of a histogram, in microseconds.
-type Latency struct {
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
-	Mean float64 `json:"mean"`
 }
 
 // Quantiles returns the 50th, 90th, 99th and 99.9th percentiles, maximum and
 // mean of h, in microseconds. An empty or nil histogram gives all zeros.
-func Quantiles(h *hdrhistogram.Histogram) Latency {
+func Quantiles(h *hdrhistogram.Histogram) measure.Latency {
 	if h == nil || h.TotalCount() == 0 {
-		return Latency{}
+		return measure.Latency{}
 	}
-	return Latency{
+	return measure.Latency{
 		P50:  float64(h.ValueAtQuantile(50)),
 		P90:  float64(h.ValueAtQuantile(90)),
 		P99:  float64(h.ValueAtQuantile(99)),

@@ -7,17 +7,19 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/lockbench/lockbench/measure"
 )
 
 func TestMergeSumsCounters(t *testing.T) {
 	now := time.Now()
 	a, b := NewRecorder(now), NewRecorder(now)
-	for e, n := range map[Event]int{Attempt: 10, Busy: 4, Timeout: 1, Error: 2, LeaseLost: 3, Dropped: 2} {
+	for e, n := range map[EventKind]int{Attempt: 10, Busy: 4, Timeout: 1, Error: 2, LeaseLost: 3, Dropped: 2} {
 		for range n {
 			a.Add(now, e)
 		}
 	}
-	for e, n := range map[Event]int{Attempt: 5, Busy: 1, Error: 1} {
+	for e, n := range map[EventKind]int{Attempt: 5, Busy: 1, Error: 1} {
 		for range n {
 			b.Add(now, e)
 		}
@@ -32,7 +34,7 @@ func TestMergeSumsCounters(t *testing.T) {
 	want := Summary{
 		Acquisitions: 3, Attempts: 15, FailedAttempts: 5, Timeouts: 1,
 		Errors: 3, LeaseLost: 3, Dropped: 2, Clamped: 2,
-		Fairness: Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 2, Jain: 9.0 / 10.0, PerClient: []int64{1, 2}},
+		Fairness: measure.Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 2, Jain: 9.0 / 10.0, PerClient: []int64{1, 2}},
 	}
 	got := s
 	got.Acquire, got.AcquireRaw, got.Release, got.Hold, got.Lateness, got.Series = nil, nil, nil, nil, nil, nil
@@ -79,13 +81,13 @@ func TestFairness(t *testing.T) {
 	tests := []struct {
 		name      string
 		perClient []int64
-		want      Fairness
+		want      measure.Fairness
 	}{
-		{"no clients", nil, Fairness{Jain: 1}},
-		{"all zero", []int64{0, 0, 0}, Fairness{Clients: 3, Jain: 1}},
-		{"all equal", []int64{7, 7, 7, 7}, Fairness{Clients: 4, MinPerClient: 7, MaxPerClient: 7, Jain: 1}},
-		{"one client got all", []int64{0, 0, 0, 12}, Fairness{Clients: 4, MaxPerClient: 12, Jain: 0.25}},
-		{"uneven", []int64{1, 3}, Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 3, Jain: 16.0 / 20.0}},
+		{"no clients", nil, measure.Fairness{}}, // Jain undefined: 0, as the record keeps it
+		{"all zero", []int64{0, 0, 0}, measure.Fairness{Clients: 3}},
+		{"all equal", []int64{7, 7, 7, 7}, measure.Fairness{Clients: 4, MinPerClient: 7, MaxPerClient: 7, Jain: 1}},
+		{"one client got all", []int64{0, 0, 0, 12}, measure.Fairness{Clients: 4, MaxPerClient: 12, Jain: 0.25}},
+		{"uneven", []int64{1, 3}, measure.Fairness{Clients: 2, MinPerClient: 1, MaxPerClient: 3, Jain: 16.0 / 20.0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,10 +101,10 @@ func TestFairness(t *testing.T) {
 }
 
 func TestQuantilesEmpty(t *testing.T) {
-	if got := Quantiles(nil); got != (Latency{}) {
+	if got := Quantiles(nil); got != (measure.Latency{}) {
 		t.Errorf("Quantiles(nil) = %+v, want zero", got)
 	}
-	if got := Quantiles(newHistogram()); got != (Latency{}) {
+	if got := Quantiles(newHistogram()); got != (measure.Latency{}) {
 		t.Errorf("Quantiles(empty) = %+v, want zero", got)
 	}
 }

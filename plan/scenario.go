@@ -48,7 +48,7 @@ type Scenario struct {
 	ClientGroups []string `yaml:"client_groups"`
 	// Expect turns Predicts into checks, per variant: conditions on the
 	// cell's figures such as overlaps>0, stale_releases=0,
-	// unavailable_ms<800 (see results.Check).
+	// unavailable_ms<800 (see record.Check).
 	Expect map[string][]string `yaml:"expect"`
 	// Path is the file the scenario was read from (LoadScenario); empty
 	// for a built-in one. It is not part of the file format.

@@ -1,11 +1,13 @@
 package plan
 
-// Scenarios are the built-in scenarios, each reproducing a claim of the
-// seeds or of the literature on Redis locks.
+// Scenarios are the built-in scenarios, each reproducing a claim of a
+// published text on Redis locks (Redis in Action ch. 6, the article
+// 【Redis应用】分布式锁, the Redis documentation, Kleppmann's and antirez's
+// 2016 articles), or of lockbench's own design (docs/measuring.md).
 var Scenarios = []Scenario{
 	{
 		Name: "baseline", Tests: "no fault, TTL far above the hold time",
-		Source:   "DESIGN.md: a correct variant under no faults must report zero violations",
+		Source:   "lockbench's oracle (docs/measuring.md): a correct variant under no faults must report zero violations",
 		Predicts: "0 overlaps and 0 lost updates for every lock; none overlaps",
 		Variants: []string{"none", "simple", "setnx-expire", "set-nx-ex", "get-del", "lua-release", "watchdog",
 			"fenced", "notify", "wait-replicas", "redsync", "rueidislock"},
@@ -18,13 +20,13 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "ticket-sale", Tests: "the ticket sale: query the stock, hold, write it back decremented; lost updates are tickets oversold",
-		Source: "seed 002 §1.2", Predicts: "without a lock tickets are oversold; with one, none are",
+		Source: "【Redis应用】分布式锁 §1.2 分布式锁的实现 (the ticket sale)", Predicts: "without a lock tickets are oversold; with one, none are",
 		Variants: []string{"none", "lua-release"}, Clients: []int{16}, Keys: 1, Hold: "1ms", Duration: "3s", Warmup: "0s",
 		Expect: map[string][]string{"none": {"lost_updates>0"}, "lua-release": {"lost_updates=0"}},
 	},
 	{
 		Name: "long-hold", Tests: "the work outlasts the TTL",
-		Source: "seed 002 §1.3, §1.6; Kleppmann 2016",
+		Source: `【Redis应用】分布式锁 §1.3, §1.6; Kleppmann, "How to do distributed locking" (2016): Protecting a resource with a lock`,
 		Predicts: "the locks without renewal (set-nx-ex, lua-release, fenced, notify, redsync) overlap, set-nx-ex's late DEL frees another's lock (stale release); " +
 			"those that renew (the watchdog, rueidislock) do not overlap",
 		Variants: []string{"set-nx-ex", "lua-release", "watchdog", "fenced", "notify", "redsync", "rueidislock"}, Clients: []int{8}, Keys: 1,
@@ -35,14 +37,14 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "holder-pause", Tests: "a holder freezes (a stop-the-world pause) for longer than the TTL, renewals too",
-		Source: "Kleppmann 2016 (the GC pause example)", Predicts: "every TTL lock, the watchdog included, lets a second holder in",
+		Source: `Kleppmann, "How to do distributed locking" (2016): Protecting a resource with a lock (the GC pause example)`, Predicts: "every TTL lock, the watchdog included, lets a second holder in",
 		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{4}, Keys: 1,
 		TTL: "300ms", Hold: "10ms", Duration: "3s", Warmup: "0s", Faults: []string{"at=500ms holder-pause for=1s"},
 		Expect: map[string][]string{"set-nx-ex": {"overlaps>0"}, "lua-release": {"overlaps>0"}, "watchdog": {"overlaps>0"}},
 	},
 	{
 		Name: "fencing", Tests: "a holder paused past its TTL writes after later holders did; the resource counts writes with an older fencing token",
-		Source:   `Kleppmann, "How to do distributed locking" (2016): fencing tokens`,
+		Source:   `Kleppmann, "How to do distributed locking" (2016): Making the lock safe with fencing`,
 		Predicts: "both locks let a second holder in and lose updates; only fenced's tokens show the late write as stale",
 		Variants: []string{"lua-release", "fenced"}, Clients: []int{8}, Keys: 1,
 		TTL: "200ms", Hold: "1ms", Duration: "3s", Warmup: "0s", Faults: []string{"at=500ms holder-pause for=500ms"},
@@ -51,7 +53,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "fencing-reject", Tests: "as fencing, with a resource that refuses writes with an older fencing token",
-		Source:   `Kleppmann, "How to do distributed locking" (2016): fencing tokens`,
+		Source:   `Kleppmann, "How to do distributed locking" (2016): Making the lock safe with fencing`,
 		Predicts: "the lock still lets a second holder in, but the resource refuses fenced's late write: no update lost; lua-release's carries no token and loses updates",
 		Variants: []string{"lua-release", "fenced"}, Clients: []int{8}, Keys: 1,
 		TTL: "200ms", Hold: "1ms", Duration: "3s", Warmup: "0s", Faults: []string{"at=500ms holder-pause for=500ms"}, Fence: "reject",
@@ -60,7 +62,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "holder-crash", Tests: "a holder dies holding the lock",
-		Source: "seed 000 (locks with timeouts); seed 002 §1.3",
+		Source: "Redis in Action (Carlson 2013) §6.2.5 Locks with timeouts; 【Redis应用】分布式锁 §1.3",
 		Predicts: "the TTL-less simple lock is lost to the end (timeouts, unavailability); TTL locks come back after one TTL " +
 			"(rueidislock is left out: its renewal runs inside the library, where the harness cannot crash it)",
 		Variants: []string{"simple", "set-nx-ex", "lua-release", "watchdog", "fenced", "notify", "redsync"}, Clients: []int{4}, Keys: 1,
@@ -71,7 +73,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "crash-before-expire", Tests: "a client dies between SETNX and EXPIRE",
-		Source:   "seed 000 带有超时限制特性的锁; seed 002 §1.3",
+		Source:   "Redis in Action (Carlson 2013) §6.2.5 Locks with timeouts; 【Redis应用】分布式锁 §1.3 (SET NX EX, not SETNX then EXPIRE)",
 		Predicts: "setnx-expire comes back after one TTL, through a waiter that finds no expiry and sets it",
 		Variants: []string{"setnx-expire"}, Clients: []int{4}, Keys: 1, TTL: "500ms", Hold: "1ms", Duration: "3s", Warmup: "0s",
 		Faults: []string{"at=500ms step-crash step=after-setnx count=1"},
@@ -79,14 +81,14 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "release-race", Tests: "a delay between GET and DEL longer than the rest of the TTL",
-		Source: "seed 002 §1.5", Predicts: "get-del deletes a newer holder's lock (overlaps); lua-release does not",
+		Source: "【Redis应用】分布式锁 §1.5 引入lua; Distributed Locks with Redis (redis.io): Correct Implementation with a Single Instance", Predicts: "get-del deletes a newer holder's lock (overlaps); lua-release does not",
 		Variants: []string{"get-del", "lua-release"}, Clients: []int{8}, Keys: 1, TTL: "150ms", Hold: "50ms",
 		Duration: "3s", Warmup: "0s", Faults: []string{"at=0s step-delay step=between-get-and-del delay=250ms fraction=0.3"},
 		Expect: map[string][]string{"get-del": {"overlaps>0"}, "lua-release": {"overlaps=0"}},
 	},
 	{
 		Name: "failover", Tests: "the master fails over right after acquisitions; replication is asynchronous",
-		Source: "seed 002 §1.7; the Redis distributed-locks page",
+		Source: "【Redis应用】分布式锁 §1.7; Distributed Locks with Redis (redis.io): Why Failover-based Implementations Are Not Enough",
 		Predicts: "a lock written to the master but not yet to the replica is lost on failover: overlaps are possible; " +
 			"wait-replicas counts the acquisitions a replica acknowledged",
 		Variants: []string{"lua-release", "wait-replicas"}, Topology: "local:replicated?replicas=1", Clients: []int{8}, Keys: 1,
@@ -95,7 +97,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "sentinel-failover", Tests: "the replication link is cut, then Sentinel fails the master over: the promoted replica has none of the locks taken since the cut",
-		Source: "seed 002 §1.7; the Redis distributed-locks page (asynchronous replication)",
+		Source: "【Redis应用】分布式锁 §1.7; Distributed Locks with Redis (redis.io): Why Failover-based Implementations Are Not Enough (asynchronous replication)",
 		Predicts: "lua-release lets a second holder in on the promoted replica while the first still holds on the old master; " +
 			"wait-replicas keeps its unacknowledged acquisitions and overlaps too, while with --wait-strict it keeps none during the cut and does not overlap",
 		Variants: []string{"lua-release", "wait-replicas"}, Topology: "local:sentinel?replicas=1&sentinels=3", Clients: []int{4}, Keys: 1,
@@ -105,7 +107,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "cluster-failover", Tests: "master-1's replication link is cut, master-1 dies, and its replica takes over its slots (CLUSTER FAILOVER FORCE)",
-		Source: "seed 002 §1.7; the Redis Cluster specification (asynchronous replication, writes lost on failover)",
+		Source: "【Redis应用】分布式锁 §1.7; the Redis Cluster specification: Write safety (asynchronous replication, writes lost on failover)",
 		Predicts: "the locks taken on master-1 since the cut are missing on its promoted replica: a second holder gets them while the first holds " +
 			"(the lock names spread over the masters: some fall on master-1). A failover of a live master without FORCE waits for the replica to catch up and loses nothing",
 		Variants: []string{"lua-release"}, Topology: "local:cluster?masters=3&replicas=1", Clients: []int{48}, Keys: 24,
@@ -116,7 +118,7 @@ var Scenarios = []Scenario{
 	{
 		Name: "split-brain", Tests: "the master and some clients (clients-a) are cut off from the replicas, the Sentinels and the other clients (clients-b); " +
 			"Sentinel promotes a replica, both sides take the same lock, and after the heal Sentinel demotes the old master, whose writes are gone",
-		Source: "seed 002 §1.7; the Redis distributed-locks page; the Sentinel documentation (a partitioned old master keeps taking writes)",
+		Source: "【Redis应用】分布式锁 §1.7; Distributed Locks with Redis (redis.io): Why Failover-based Implementations Are Not Enough; the Redis Sentinel documentation: Consistency under partitions (a partitioned old master keeps taking writes)",
 		Predicts: "lua-release overlaps and loses updates: clients-a on the old master and clients-b on the new one hold the lock at once. " +
 			"wait-replicas keeps its unacknowledged acquisitions and overlaps too; with --wait-strict clients-a take nothing (no replica acknowledges): no overlap, at the cost of their acquisitions",
 		Variants: []string{"lua-release", "wait-replicas"}, Topology: "local:sentinel?replicas=2&sentinels=3", ClientGroups: []string{"a", "b"},
@@ -126,7 +128,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "redlock-minority", Tests: "2 of 5 Redlock masters paused, then killed",
-		Source: "the Redis distributed-locks page (Redlock)", Predicts: "redlock keeps acquiring with no overlaps",
+		Source: "Distributed Locks with Redis (redis.io): The Redlock Algorithm", Predicts: "redlock keeps acquiring with no overlaps",
 		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{8}, Keys: 1, Hold: "1ms",
 		Retry: "random:5ms-60ms", Duration: "4s", Warmup: "0s",
 		Faults: []string{"at=500ms pause node=node-1 for=1s", "at=500ms pause node=node-2 for=1s", "at=2s kill node=node-1", "at=2s kill node=node-2"},
@@ -134,7 +136,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "redlock-majority", Tests: "3 of 5 Redlock masters paused",
-		Source: "the Redis distributed-locks page (Redlock)", Predicts: "redlock stops acquiring (timeouts) and still shows no overlaps",
+		Source: "Distributed Locks with Redis (redis.io): The Redlock Algorithm", Predicts: "redlock stops acquiring (timeouts) and still shows no overlaps",
 		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{8}, Keys: 1, Hold: "1ms",
 		AcquireTimeout: "300ms", Duration: "3s", Warmup: "0s",
 		Faults: []string{"at=1s pause node=node-1 for=1s", "at=1s pause node=node-2 for=1s", "at=1s pause node=node-3 for=1s"},
@@ -142,7 +144,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "redlock-restart", Tests: "a Redlock master restarts without persistence, at once",
-		Source:   "Kleppmann 2016; antirez, Is Redlock safe? (delayed restarts)",
+		Source:   `Kleppmann, "How to do distributed locking" (2016); antirez, "Is Redlock safe?" (2016); Distributed Locks with Redis (redis.io): Performance, Crash Recovery and fsync (delayed restarts)`,
 		Predicts: "an immediate restart forgets locks and can let a second holder in; a restart delayed past the TTL cannot (run with --fault 'at=1s restart node=node-1 delay=2s' to compare)",
 		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=3", Clients: []int{8}, Keys: 1, TTL: "1s", Hold: "200ms",
 		Duration: "4s", Warmup: "0s", Faults: []string{"at=1s restart node=node-1"},
@@ -150,7 +152,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "client-skew", Tests: "client clocks up to 2 s apart",
-		Source:   "seed 000 计数信号量 (the basic semaphore is unfair)",
+		Source:   "Redis in Action (Carlson 2013) §6.3.2 Fair semaphores (the basic semaphore of §6.3.1 is unfair)",
 		Predicts: "sem-basic: clients with slow clocks take permits that are not free; sem-fair and sem-locked are not affected by the skew",
 		Variants: []string{"sem-basic", "sem-fair", "sem-locked"}, Clients: []int{32}, Keys: 1, Limit: 5, Hold: "2ms",
 		Duration: "3s", Warmup: "0s", ClockSkew: "uniform:-2s..2s",
@@ -158,7 +160,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "clock-jump", Tests: "every client clock jumps 20 s ahead mid-run",
-		Source:   "seed 000 (semaphore timeouts on client time); Kleppmann 2016 (clock jumps)",
+		Source:   `Redis in Action (Carlson 2013) §6.3.1, §6.3.2 (semaphore timeouts on client time); Kleppmann, "How to do distributed locking" (2016): Breaking Redlock with bad timings (clock jumps)`,
 		Predicts: "the semaphores that time holders out by client time drop live permits after the jump",
 		Variants: []string{"sem-basic", "sem-fair", "sem-locked"}, Clients: []int{16}, Keys: 1, Limit: 5, TTL: "10s",
 		Hold: "2ms", Duration: "3s", Warmup: "0s", ClockJumps: []string{"+20s@1500ms"},
@@ -166,13 +168,13 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "last-permit-race", Tests: "many clients race for the last permits",
-		Source: "seed 000 消除竞争条件", Predicts: "sem-fair admits more holders than its limit; sem-locked never does",
+		Source: "Redis in Action (Carlson 2013) §6.3.4 Preventing race conditions", Predicts: "sem-fair admits more holders than its limit; sem-locked never does",
 		Variants: []string{"sem-fair", "sem-locked"}, Clients: []int{32}, Keys: 1, Limit: 5, Hold: "2ms", Duration: "3s", Warmup: "0s",
 		Expect: map[string][]string{"sem-fair": {"overlaps>0"}, "sem-locked": {"overlaps=0"}},
 	},
 	{
 		Name: "network-latency", Tests: "20 ms (±5 ms) of network latency to the node for 1 s",
-		Source:   "the Redis distributed-locks page (time spent acquiring counts against the TTL)",
+		Source:   "Distributed Locks with Redis (redis.io): The Redlock Algorithm (time spent acquiring counts against the TTL)",
 		Predicts: "acquire latency rises by the round trips; locks keep exclusion (the TTL is far longer)",
 		Variants: []string{"lua-release", "watchdog", "redlock"}, Clients: []int{8}, Keys: 1, Hold: "1ms", Duration: "3s", Warmup: "0s",
 		Faults: []string{"at=1s latency node=master latency=20ms jitter=5ms for=1s"},
@@ -180,7 +182,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "partition", Tests: "the clients lose the network to 2 of 5 Redlock masters for 1.5 s",
-		Source: "the Redis distributed-locks page (Redlock)", Predicts: "redlock keeps acquiring through the majority, with no overlaps",
+		Source: "Distributed Locks with Redis (redis.io): The Redlock Algorithm", Predicts: "redlock keeps acquiring through the majority, with no overlaps",
 		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{8}, Keys: 1, Hold: "1ms",
 		Retry: "random:5ms-60ms", Duration: "3s", Warmup: "0s",
 		Faults: []string{"at=500ms partition node=node-1 for=1500ms", "at=500ms partition node=node-2 for=1500ms"},
@@ -188,7 +190,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "redlock-clock-jump", Tests: "a holder has a bare majority (2 of 5 masters down) and holds for 3 s; meanwhile one of its masters' clocks jumps past the TTL and the down masters come back empty",
-		Source: `Kleppmann, "How to do distributed locking" (2016): the clock-jump counterexample to Redlock`,
+		Source: `Kleppmann, "How to do distributed locking" (2016): Breaking Redlock with bad timings (the clock-jump counterexample)`,
 		Predicts: "the jump expires the holder's key on node-3, and a second client takes node-3, node-4 and node-5, a majority: two holders at once; " +
 			"without the jump (run without the clock fault to compare) the second client never reaches a majority",
 		Variants: []string{"redlock"}, Topology: "local:redlock?nodes=5", Clients: []int{2}, Keys: 1, TTL: "10s", Hold: "3s",
@@ -198,7 +200,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name: "server-clock-jump", Tests: "the one Redis server's wall clock jumps 30 s ahead while locks are held",
-		Source: "the Redis distributed-locks page (expiry follows the server's clock); Kleppmann 2016",
+		Source: `Distributed Locks with Redis (redis.io): Safety Arguments (expiry follows the server's clock); Kleppmann, "How to do distributed locking" (2016): Breaking Redlock with bad timings`,
 		Predicts: "every lease on the server expires at once: the holders lose their leases and waiters get in beside them; " +
 			"set-nx-ex's plain DEL then frees later holders' locks (stale releases)",
 		Variants: []string{"set-nx-ex", "lua-release", "watchdog", "fenced"}, Clients: []int{8}, Keys: 1, TTL: "10s", Hold: "200ms",

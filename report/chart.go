@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/measure"
 )
 
 // Chart size in points: wide enough for a laptop screen and a legend
@@ -87,7 +87,7 @@ func svg(p *plot.Plot, width, height vg.Length) (template.HTML, error) {
 // label at the top of the plotting area where labelled (the first panel
 // of a chart).
 type faultMarks struct {
-	events   []results.Event
+	events   []measure.FaultEvent
 	labelled bool
 }
 

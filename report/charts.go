@@ -11,8 +11,10 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 )
 
 // stepsPerDecade is how many points the spectrum takes per decade of
@@ -20,15 +22,15 @@ import (
 const stepsPerDecade = 20
 
 // label names a charted cell: its variant and client count.
-func label(c *results.Cell) string {
+func label(c *record.Cell) string {
 	return fmt.Sprintf("%s ×%d", c.Variant, c.Clients)
 }
 
 // charted are the cells a record's charts show: the first repetition of
 // each cell that ran without error.
-func charted(rec *results.Record) []*results.Cell {
-	var cells []*results.Cell
-	for _, g := range results.Groups(rec) {
+func charted(rec *record.Record) []*record.Cell {
+	var cells []*record.Cell
+	for _, g := range record.Groups(rec) {
 		for _, c := range g.Cells {
 			if c.Error == "" {
 				cells = append(cells, c)
@@ -71,7 +73,7 @@ func spectrum(encoded string) (plotter.XYs, error) {
 // corrected (from the intended start) solid, raw (from the actual start)
 // dashed where the two differ. Lines whose p99 is far from the others'
 // get a panel of their own scale.
-func spectrumChart(cells []*results.Cell) (template.HTML, error) {
+func spectrumChart(cells []*record.Cell) (template.HTML, error) {
 	const title = "acquire latency by percentile"
 	var lines []line
 	for i, c := range cells {
@@ -79,7 +81,7 @@ func spectrumChart(cells []*results.Cell) (template.HTML, error) {
 		if err != nil {
 			return "", fmt.Errorf("report: %s: %w", label(c), err)
 		}
-		lines = append(lines, line{name: label(c), points: corrected, color: i, control: c.Variant == results.ControlVariant})
+		lines = append(lines, line{name: label(c), points: corrected, color: i, control: c.Variant == render.ControlVariant})
 		if c.Histograms.AcquireRaw == c.Histograms.Acquire {
 			continue
 		}
@@ -87,7 +89,7 @@ func spectrumChart(cells []*results.Cell) (template.HTML, error) {
 		if err != nil {
 			return "", fmt.Errorf("report: %s raw: %w", label(c), err)
 		}
-		lines = append(lines, line{name: label(c) + " raw", points: raw, dashed: true, color: i, control: c.Variant == results.ControlVariant})
+		lines = append(lines, line{name: label(c) + " raw", points: raw, dashed: true, color: i, control: c.Variant == render.ControlVariant})
 	}
 	ps, err := panels(title, lines, atP99, func(t string, _ bool) *plot.Plot {
 		p := newPlot(t, "percentile", "acquire latency (ms)")
@@ -122,9 +124,9 @@ func atP99(points plotter.XYs) float64 {
 // seriesChart draws one figure of every cell's per-second series, with
 // the cells' fault events; lines a control or an outlier would flatten
 // get panels of their own scale.
-func seriesChart(title, y string, cells []*results.Cell, value func(s results.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
+func seriesChart(title, y string, cells []*record.Cell, value func(s measure.Second, elapsedS float64) (float64, bool)) (template.HTML, error) {
 	var lines []line
-	var events []results.Event
+	var events []measure.FaultEvent
 	for i, c := range cells {
 		var xys plotter.XYs
 		for _, s := range c.Series {
@@ -132,7 +134,7 @@ func seriesChart(title, y string, cells []*results.Cell, value func(s results.Se
 				xys = append(xys, plotter.XY{X: float64(s.T) + 0.5, Y: v})
 			}
 		}
-		lines = append(lines, line{name: label(c), points: xys, color: i, control: c.Variant == results.ControlVariant})
+		lines = append(lines, line{name: label(c), points: xys, color: i, control: c.Variant == render.ControlVariant})
 		events = append(events, c.Faults...)
 	}
 	events = dedupEvents(events)
@@ -161,8 +163,8 @@ func seriesChart(title, y string, cells []*results.Cell, value func(s results.Se
 
 // dedupEvents keeps one of the events the cells share (the same action on
 // the same node within a tenth of a second), sorted by time.
-func dedupEvents(events []results.Event) []results.Event {
-	slices.SortStableFunc(events, func(a, b results.Event) int {
+func dedupEvents(events []measure.FaultEvent) []measure.FaultEvent {
+	slices.SortStableFunc(events, func(a, b measure.FaultEvent) int {
 		switch {
 		case a.AtS < b.AtS:
 			return -1
@@ -171,9 +173,9 @@ func dedupEvents(events []results.Event) []results.Event {
 		}
 		return 0
 	})
-	var out []results.Event
+	var out []measure.FaultEvent
 	for _, e := range events {
-		if slices.ContainsFunc(out, func(o results.Event) bool {
+		if slices.ContainsFunc(out, func(o measure.FaultEvent) bool {
 			return o.Action == e.Action && o.Node == e.Node && math.Abs(o.AtS-e.AtS) < 0.1
 		}) {
 			continue
@@ -185,12 +187,12 @@ func dedupEvents(events []results.Event) []results.Event {
 
 // fairnessChart draws the acquisitions of each client of c as bars, in
 // client order; "" when the record has no per-client counts.
-func fairnessChart(c *results.Cell) (template.HTML, error) {
+func fairnessChart(c *record.Cell) (template.HTML, error) {
 	counts := c.Fairness.PerClient
 	if len(counts) == 0 {
 		return "", nil
 	}
-	p := newPlot(fmt.Sprintf("acquisitions per client: %s (Jain %.3f)", label(c), c.Fairness.Jain), "client", "acquisitions")
+	p := newPlot(fmt.Sprintf("acquisitions per client: %s (Jain %s)", label(c), c.Fairness.JainText()), "client", "acquisitions")
 	values := make(plotter.Values, len(counts))
 	for i, n := range counts {
 		values[i] = float64(n)
@@ -226,7 +228,7 @@ func (t clientTicks) Ticks(_, _ float64) []plot.Tick {
 
 // sweepChart draws one variant's sweep: measured throughput at each step
 // and, for a clients sweep with a fit, the USL curve over the range.
-func sweepChart(s *results.Sweep, v *results.SweepVariant) (template.HTML, error) {
+func sweepChart(s *record.Sweep, v *record.SweepVariant) (template.HTML, error) {
 	x := "clients"
 	if s.By == "rate" {
 		x = "offered acquisitions/s"

@@ -1,6 +1,6 @@
-// Package report renders run records (results.Record) into one
+// Package report renders run records (record.Record) into one
 // self-contained HTML page. Each record's section leads with the verdict:
-// the conclusions and the compact summary table of results (which fit a
+// the conclusions and package render's compact summary table (which fit a
 // 1280 px window), every figure folded below; then the run's
 // configuration, and charts drawn in Go as inline SVG (gonum.org/v1/plot),
 // their legends beside the plots, a line that would flatten the others
@@ -12,5 +12,5 @@
 // offline, from a file, in any browser.
 //
 // The package owns the page only; the record, its figures and its table
-// columns are package results'.
+// columns are package render's.
 package report

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
-	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -24,18 +25,18 @@ func ExampleWrite() {
 	cell, err := runner.NewCell(workloads.Outcome{
 		Measured: metrics.Merge([]*metrics.Recorder{recorder}, []int64{600, 400}),
 		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  time.Second,
-	}, metrics.OracleReport{})
+	}, oracle.Report{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	cell.Variant, cell.Clients, cell.Limit, cell.Repetition = "lua-release", 2, 1, 1
-	rec := &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: "example", Cells: []results.Cell{cell}}
+	rec := &record.Record{Schema: record.SchemaVersion, Tool: "lockbench", RunID: "example", Cells: []record.Cell{cell}}
 
 	var page bytes.Buffer
-	if err := report.Write(&page, []*results.Record{rec}, report.Options{}); err != nil {
+	if err := report.Write(&page, []*record.Record{rec}, report.Options{}); err != nil {
 		fmt.Println(err)
 		return
 	}

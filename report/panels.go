@@ -47,7 +47,7 @@ func highest(points plotter.XYs) float64 {
 // color (a line and its dashed twin) stay together; a band holds the
 // colors whose peaks are within bandRatio of its highest. The band of the
 // most lines comes first, the others by height, and a band of the
-// control (results.ControlVariant) after those without.
+// control (render.ControlVariant) after those without.
 func bands(lines []line, peak peakFunc) [][]line {
 	type group struct {
 		color int

@@ -10,7 +10,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 )
 
 // Options say what the page is for; the zero value is a page without a
@@ -33,8 +34,8 @@ type page struct {
 type section struct {
 	ID, RunID   string
 	Interrupted bool
-	// Conclusions and the summary table (results.CompactTable) lead the
-	// section; the wide table (results.Table), Header and Rows, follows
+	// Conclusions and the summary table (render.CompactTable) lead the
+	// section; the wide table (render.Table), Header and Rows, follows
 	// folded.
 	Conclusions   []string
 	SummaryHeader []string
@@ -70,9 +71,9 @@ func summaryRows(body [][]string) []summaryRow {
 	for _, row := range body {
 		r := summaryRow{Cells: row[:len(row)-1], Verdict: row[len(row)-1], Class: "broke"}
 		switch r.Verdict {
-		case results.Safe:
+		case render.Safe:
 			r.Class = "safe"
-		case results.NoData:
+		case render.NoData:
 			r.Class = "nodata"
 		}
 		out = append(out, r)
@@ -88,7 +89,7 @@ type sweepSection struct {
 }
 
 // Write renders recs as one HTML page to w, a section per record.
-func Write(w io.Writer, recs []*results.Record, opts Options) error {
+func Write(w io.Writer, recs []*record.Record, opts Options) error {
 	if len(recs) == 0 {
 		return errors.New("report: no records")
 	}
@@ -110,21 +111,21 @@ func Write(w io.Writer, recs []*results.Record, opts Options) error {
 	return pageTemplate.Execute(w, pg)
 }
 
-// WriteFile renders recs to path atomically (results.WriteAtomic).
-func WriteFile(path string, recs []*results.Record, opts Options) error {
+// WriteFile renders recs to path atomically (record.WriteAtomic).
+func WriteFile(path string, recs []*record.Record, opts Options) error {
 	var buf bytes.Buffer
 	if err := Write(&buf, recs, opts); err != nil {
 		return err
 	}
-	return results.WriteAtomic(path, buf.Bytes())
+	return record.WriteAtomic(path, buf.Bytes())
 }
 
 // newSection renders one record's table, configuration and charts.
-func newSection(rec *results.Record) (section, error) {
-	s := section{RunID: rec.RunID, Interrupted: rec.Interrupted, Notes: results.Notes(rec), Repeated: results.Repeated(rec)}
-	s.Header, s.Rows = results.Table(rec)
-	s.Conclusions = results.Conclusions(rec)
-	header, body := results.CompactTable(rec)
+func newSection(rec *record.Record) (section, error) {
+	s := section{RunID: rec.RunID, Interrupted: rec.Interrupted, Notes: render.Notes(rec), Repeated: record.Repeated(rec)}
+	s.Header, s.Rows = render.Table(rec)
+	s.Conclusions = render.Conclusions(rec)
+	header, body := render.CompactTable(rec)
 	s.SummaryHeader, s.SummaryRows = header, summaryRows(body)
 	s.CostHint = "cmds/acq: the commands the clients sent per acquisition"
 	if slices.Contains(header, "cpu µs/acq") {
@@ -174,7 +175,7 @@ func newSection(rec *results.Record) (section, error) {
 			if err != nil {
 				return s, err
 			}
-			s.Sweeps = append(s.Sweeps, sweepSection{Variant: v.Variant, Chart: chart, Lines: results.SweepLines(rec.Sweep, v)})
+			s.Sweeps = append(s.Sweeps, sweepSection{Variant: v.Variant, Chart: chart, Lines: render.SweepLines(rec.Sweep, v)})
 		}
 	}
 	return s, nil

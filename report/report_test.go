@@ -17,9 +17,11 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/capacity"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
-	"github.com/lockbench/lockbench/results"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -27,7 +29,7 @@ import (
 // cell builds a cell from real recorders: three seconds of acquisitions
 // from clients, the third second half as long; raw latency half the
 // corrected one when openLoop.
-func cell(t *testing.T, variant string, clients int, openLoop bool) results.Cell {
+func cell(t *testing.T, variant string, clients int, openLoop bool) record.Cell {
 	t.Helper()
 	start := time.Unix(1_700_000_000, 0)
 	rec := metrics.NewRecorder(start)
@@ -46,14 +48,14 @@ func cell(t *testing.T, variant string, clients int, openLoop bool) results.Cell
 	out := workloads.Outcome{
 		Measured: metrics.Merge([]*metrics.Recorder{rec}, perClient),
 		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  2500 * time.Millisecond,
 	}
 	out.Measured.Series[1].Overlaps = 2
 	if openLoop {
 		out.Offered = 3000
 	}
-	c, err := runner.NewCell(out, metrics.OracleReport{Overlaps: 2, LostUpdates: 1, CriticalSections: 3000})
+	c, err := runner.NewCell(out, oracle.Report{Overlaps: 2, LostUpdates: 1, CriticalSections: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,12 +63,12 @@ func cell(t *testing.T, variant string, clients int, openLoop bool) results.Cell
 	return c
 }
 
-func record(cells ...results.Cell) *results.Record {
-	return &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: "test-run",
-		Topology: results.TopologyInfo{Name: "local:single", Representative: true}, Cells: cells}
+func newRecord(cells ...record.Cell) *record.Record {
+	return &record.Record{Schema: record.SchemaVersion, Tool: "lockbench", RunID: "test-run",
+		Topology: record.TopologyInfo{Name: "local:single", Representative: true}, Cells: cells}
 }
 
-func render(t *testing.T, recs ...*results.Record) string {
+func render(t *testing.T, recs ...*record.Record) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := report.Write(&buf, recs, report.Options{Now: func() time.Time { return time.Unix(0, 0) }}); err != nil {
@@ -110,7 +112,7 @@ func checkSelfContained(t *testing.T, page string) []string {
 }
 
 func TestReportSections(t *testing.T) {
-	rec := record(cell(t, "lua-release", 4, false), cell(t, "set-nx-ex", 8, false))
+	rec := newRecord(cell(t, "lua-release", 4, false), cell(t, "set-nx-ex", 8, false))
 	page := render(t, rec)
 	titles := checkSelfContained(t, page)
 	want := []string{"acquire latency by percentile", "acquisitions per second", "acquire p99 per second",
@@ -134,7 +136,7 @@ func TestReportSections(t *testing.T) {
 }
 
 func TestReportOpenLoopDrawsRaw(t *testing.T) {
-	page := render(t, record(cell(t, "lua-release", 4, true)))
+	page := render(t, newRecord(cell(t, "lua-release", 4, true)))
 	checkSelfContained(t, page)
 	for _, s := range []string{"lua-release ×4 raw", "<th>offered/s</th>"} {
 		if !strings.Contains(page, s) {
@@ -145,11 +147,11 @@ func TestReportOpenLoopDrawsRaw(t *testing.T) {
 
 func TestReportFaults(t *testing.T) {
 	c := cell(t, "lua-release", 4, false)
-	c.Faults = []results.Event{{AtS: 1, Action: "pause", Node: "master"}, {AtS: 1.3, Action: "resume", Node: "master"},
+	c.Faults = []measure.FaultEvent{{AtS: 1, Action: "pause", Node: "master"}, {AtS: 1.3, Action: "resume", Node: "master"},
 		{AtS: 1.02, Action: "pause", Node: "master"}} // the same event seen by another cell
 	d := cell(t, "set-nx-ex", 4, false)
 	d.Faults = c.Faults[:1]
-	page := render(t, record(c, d))
+	page := render(t, newRecord(c, d))
 	checkSelfContained(t, page)
 	// Three time charts, each marking the pause once and the resume once.
 	if n := strings.Count(page, ">pause master<"); n != 3 {
@@ -164,21 +166,21 @@ func TestReportFaults(t *testing.T) {
 }
 
 func TestReportSweep(t *testing.T) {
-	var cells []results.Cell
-	v := results.SweepVariant{Variant: "lua-release"}
+	var cells []record.Cell
+	v := record.SweepVariant{Variant: "lua-release"}
 	for _, n := range []int{1, 2, 4, 8} {
 		c := cell(t, "lua-release", n, false)
 		c.ThroughputPerS = capacity.USL{Lambda: 1000, Sigma: 0.1, Kappa: 0.01}.Throughput(float64(n))
 		cells = append(cells, c)
-		v.Points = append(v.Points, results.NewSweepPoint(&c, nil))
+		v.Points = append(v.Points, record.NewSweepPoint(&c, nil))
 	}
 	v.Points[3].Failed = []string{"acquire.p99<5ms (got 6ms)"}
 	v.Analyze("clients", 0.05, 0, 0)
 	if v.USL == nil {
 		t.Fatalf("no fit: %s", v.FitError)
 	}
-	rec := record(cells...)
-	rec.Sweep = &results.Sweep{By: "clients", SLO: []string{"acquire.p99<5ms"}, MinGain: 0.05, Variants: []results.SweepVariant{v}}
+	rec := newRecord(cells...)
+	rec.Sweep = &record.Sweep{By: "clients", SLO: []string{"acquire.p99<5ms"}, MinGain: 0.05, Variants: []record.SweepVariant{v}}
 	page := render(t, rec)
 	titles := checkSelfContained(t, page)
 	if titles[0] != "sweep: lua-release" {
@@ -194,12 +196,12 @@ func TestReportSweep(t *testing.T) {
 func TestReportRepetitionsAndRecords(t *testing.T) {
 	a, b := cell(t, "lua-release", 4, false), cell(t, "lua-release", 4, false)
 	b.Repetition = 2
-	repeated := record(a, b)
+	repeated := newRecord(a, b)
 	repeated.Config.Repeat = 2
-	older := record(cell(t, "set-nx-ex", 2, false))
+	older := newRecord(cell(t, "set-nx-ex", 2, false))
 	older.RunID = "older-run"
 	older.Cells[0].Fairness.PerClient = nil // a record from before per-client counts
-	failed := record(results.Cell{Variant: "redlock", Clients: 2, Error: "topology failed"})
+	failed := newRecord(record.Cell{Variant: "redlock", Clients: 2, Error: "topology failed"})
 	failed.RunID = "failed-run"
 	page := render(t, repeated, older, failed)
 	titles := checkSelfContained(t, page)
@@ -220,7 +222,7 @@ func TestWriteFile(t *testing.T) {
 	if err := os.Mkdir(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.WriteFile(path, []*results.Record{record(cell(t, "lua-release", 2, false))}, report.Options{}); err != nil {
+	if err := report.WriteFile(path, []*record.Record{newRecord(cell(t, "lua-release", 2, false))}, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -237,16 +239,16 @@ func TestWriteFile(t *testing.T) {
 
 // controlRecord is a comparison of a lock that kept exclusion and the
 // none control, whose throughput and overlaps are twenty times the lock's.
-func controlRecord(t *testing.T) *results.Record {
+func controlRecord(t *testing.T) *record.Record {
 	lock, control := cell(t, "lua-release", 4, false), cell(t, "none", 4, false)
-	lock.Violations = results.Violations{MaxOccupancy: 1, CriticalSections: 3000}
-	control.Violations = results.Violations{MaxOccupancy: 4, Overlaps: 500, LostUpdates: 300, CriticalSections: 3000}
+	lock.Violations = record.Violations{MaxOccupancy: 1, CriticalSections: 3000}
+	control.Violations = record.Violations{MaxOccupancy: 4, Overlaps: 500, LostUpdates: 300, CriticalSections: 3000}
 	for i := range control.Series {
 		control.Series[i].Acquisitions *= 20
 		control.Series[i].Overlaps = 250
 	}
 	control.ThroughputPerS *= 20
-	return record(control, lock)
+	return newRecord(control, lock)
 }
 
 // The page leads with the verdict: the conclusions, then the summary
@@ -284,7 +286,7 @@ func TestReportOutlierOwnPanel(t *testing.T) {
 	if titles[1] != "acquisitions per second" || titles[3] != "overlaps per second (new entries over the limit)" {
 		t.Errorf("chart titles %q: the panels of a chart are one chart", titles)
 	}
-	like := render(t, record(cell(t, "lua-release", 4, false), cell(t, "set-nx-ex", 4, false)))
+	like := render(t, newRecord(cell(t, "lua-release", 4, false), cell(t, "set-nx-ex", 4, false)))
 	if strings.Contains(like, "on its own scale") {
 		t.Error("cells of like figures were split into panels")
 	}

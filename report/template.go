@@ -3,11 +3,11 @@ package report
 import (
 	"html/template"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/measure"
 )
 
 // secondT is one second of a cell's series.
-type secondT = results.Second
+type secondT = measure.Second
 
 // style is the page's only stylesheet: inline, system fonts, nothing
 // fetched.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 )
 
@@ -63,11 +63,11 @@ func TestHistoryVerdictAgreesWithOracle(t *testing.T) {
 					t.Fatalf("%s: no whole checked history (error %q, history %+v)", c.Variant, c.Error, c.History)
 				}
 				verdict := c.History.Check.Verdict
-				if verdict == results.VerdictUnknown || c.History.Check.Error != "" {
+				if verdict == record.VerdictUnknown || c.History.Check.Error != "" {
 					t.Errorf("%s: porcupine gave no verdict: %s %s", c.Variant, verdict, c.History.Check.Error)
 					continue
 				}
-				if overlaps := c.Violations.Overlaps; (overlaps > 0) != (verdict == results.VerdictNotLinearizable) {
+				if overlaps := c.Violations.Overlaps; (overlaps > 0) != (verdict == record.VerdictNotLinearizable) {
 					t.Errorf("%s: porcupine says %s, the oracle counted %d overlaps", c.Variant, verdict, overlaps)
 				}
 				t.Logf("%s: %s, %d overlaps, %d events", c.Variant, verdict, c.Violations.Overlaps, c.History.Events)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -19,7 +19,7 @@ func TestLongHold(t *testing.T) {
 		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{8}, TTL: 200 * time.Millisecond,
 		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "400ms"), Duration: 2 * time.Second},
 	})
-	v := func(name string) results.Violations { return cellOf(t, rec, name).Violations }
+	v := func(name string) record.Violations { return cellOf(t, rec, name).Violations }
 	if s := v("set-nx-ex"); s.Overlaps == 0 || s.StaleReleases == 0 {
 		t.Errorf("set-nx-ex: %d overlaps, %d stale releases; want both > 0", s.Overlaps, s.StaleReleases)
 	}

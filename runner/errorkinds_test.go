@@ -9,7 +9,7 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -75,11 +75,11 @@ func TestErrorsByKindOutOfMemory(t *testing.T) {
 					t.Errorf("%s: Jain %v (%s) without a single acquisition, want undefined (-)", c.Variant, c.Fairness.Jain, c.Fairness.JainText())
 				}
 			}
-			notes := strings.Join(results.Notes(rec), "\n")
+			notes := strings.Join(render.Notes(rec), "\n")
 			if !strings.Contains(notes, "errors: ") || !strings.Contains(notes, " OOM (OOM command not allowed") {
 				t.Errorf("the notes do not name the OOM errors:\n%s", notes)
 			}
-			failed, why := results.AllFailed(rec)
+			failed, why := render.AllFailed(rec)
 			if !failed || !strings.HasPrefix(why, "every cell failed: ") || !strings.Contains(why, "most OOM (OOM command not allowed") {
 				t.Errorf("AllFailed = %v, %q; want true, saying most errors were OOM", failed, why)
 			}

@@ -12,8 +12,9 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -22,7 +23,7 @@ import (
 
 // runWatched runs p, with a timeline of its topology's data nodes from
 // when the topology is up, and returns its one cell.
-func runWatched(t *testing.T, p plan.Plan, opts runner.Options) (results.Cell, *timeline) {
+func runWatched(t *testing.T, p plan.Plan, opts runner.Options) (record.Cell, *timeline) {
 	t.Helper()
 	var (
 		mu sync.Mutex
@@ -48,9 +49,9 @@ func runWatched(t *testing.T, p plan.Plan, opts runner.Options) (results.Cell, *
 
 // event returns the cell's one event of action on node, failing the test
 // when there is not exactly one.
-func event(t *testing.T, c results.Cell, action, node string) results.Event {
+func event(t *testing.T, c record.Cell, action, node string) measure.FaultEvent {
 	t.Helper()
-	var found []results.Event
+	var found []measure.FaultEvent
 	for _, e := range c.Faults {
 		if e.Action == action && e.Node == node {
 			found = append(found, e)
@@ -67,7 +68,7 @@ func event(t *testing.T, c results.Cell, action, node string) results.Event {
 
 // onSchedule checks that e was stamped within 100 ms of at, and a promotion
 // after it is timed from it.
-func onSchedule(t *testing.T, e results.Event, at time.Duration, promoted results.Event) {
+func onSchedule(t *testing.T, e measure.FaultEvent, at time.Duration, promoted measure.FaultEvent) {
 	t.Helper()
 	if late := e.AtS - at.Seconds(); late < 0 || late > 0.1 {
 		t.Errorf("%s stamped at %.3fs; want within 100 ms of its schedule, %v", e.Action, e.AtS, at)

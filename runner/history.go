@@ -9,7 +9,7 @@ import (
 
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/linearize"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -68,7 +68,7 @@ func (r *running) withMargins(spec workloads.Spec, variant string) workloads.Spe
 
 // keepHistory writes the history h of the cell c, checks it, and says so
 // in cell.
-func (r *running) keepHistory(h *history.History, c plannedCell, cell *results.Cell) {
+func (r *running) keepHistory(h *history.History, c plannedCell, cell *record.Cell) {
 	opts := r.opts.History
 	if opts == nil || h == nil {
 		return
@@ -76,7 +76,7 @@ func (r *running) keepHistory(h *history.History, c plannedCell, cell *results.C
 	name := CellName(c.variant, cell.Clients, c.repetition, r.p.Repeat, r.opts.Shard)
 	h.Meta.Cell = fmt.Sprintf("%s c=%d", c.variant, cell.Clients)
 	h.Meta.Limit = max(r.p.Limit, 1)
-	info := &results.HistoryInfo{Events: int64(len(h.Events)), Dropped: h.Meta.Dropped, Cut: h.Meta.Cut}
+	info := &record.HistoryInfo{Events: int64(len(h.Events)), Dropped: h.Meta.Dropped, Cut: h.Meta.Cut}
 	cell.History = info
 	if opts.Dir != "" {
 		path := filepath.Join(opts.Dir, name+".jsonl")
@@ -91,7 +91,7 @@ func (r *running) keepHistory(h *history.History, c plannedCell, cell *results.C
 	}
 	res, err := linearize.Check(h, linearize.Options{Limit: h.Meta.Limit, Timeout: opts.CheckTimeout})
 	if err != nil {
-		info.Check = &results.HistoryCheck{Error: err.Error(), View: history.CriticalSections.String()}
+		info.Check = &record.HistoryCheck{Error: err.Error(), View: history.CriticalSections.String()}
 		return
 	}
 	info.Check = historyCheckOf(res)

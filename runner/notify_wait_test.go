@@ -8,7 +8,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -62,7 +62,7 @@ func TestNotifyWakesWaitersUnderContention(t *testing.T) {
 // follow the promoted replica (local:sentinel): see the README.
 func TestWaitReplicasUnderFailover(t *testing.T) {
 	topotest.Faulted(t)
-	failover := func(t *testing.T, lib string, strict bool) results.Cell {
+	failover := func(t *testing.T, lib string, strict bool) record.Cell {
 		rec, err := runner.Run(context.Background(), plan.Plan{
 			Variants: []string{"wait-replicas"}, Clients: []int{4}, Client: lib, WaitStrict: strict,
 			AcquireTimeout: 300 * time.Millisecond,

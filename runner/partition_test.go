@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -14,7 +14,7 @@ import (
 )
 
 // runScenario runs a built-in scenario with overrides, one cell.
-func runScenario(t *testing.T, name string, o plan.Overrides) results.Cell {
+func runScenario(t *testing.T, name string, o plan.Overrides) record.Cell {
 	t.Helper()
 	rec, err := runner.Run(context.Background(), scenarioPlan(t, name, o), runner.Options{})
 	if err != nil {
@@ -48,7 +48,7 @@ func followed(t *testing.T, tl *timeline) {
 
 // actions are the cell's fault events as action → count, failing the test
 // on an event with an error.
-func actions(t *testing.T, c results.Cell) map[string]int {
+func actions(t *testing.T, c record.Cell) map[string]int {
 	t.Helper()
 	got := map[string]int{}
 	for _, e := range c.Faults {

@@ -6,30 +6,32 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/linearize"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
 
 // This file turns what a run measured, in the types of the packages that
-// measured it, into the record's own types (package results), which are
-// read without those packages.
+// measured it, into the record's types (package record), which are read
+// without those packages. What both sides share (package measure:
+// latencies, seconds, fairness, error counts, faults and their events)
+// passes through as it is.
 
 // configOf is the plan as the record echoes it, its topology's passwords
 // masked: field for field the plan's JSON.
-func configOf(p plan.Plan) results.Config {
+func configOf(p plan.Plan) record.RunConfig {
 	topo := p.Topology.Redacted()
 	w := p.Workload
-	c := results.Config{
+	c := record.RunConfig{
 		Variants: p.Variants, Clients: p.Clients, Client: p.Client,
-		Topology: results.TopologySpec{Name: topo.Name, Targets: topo.Targets, Cluster: topo.Cluster, Sentinels: topo.Sentinels,
+		Topology: record.TopologySpec{Name: topo.Name, Targets: topo.Targets, Cluster: topo.Cluster, Sentinels: topo.Sentinels,
 			MasterName: topo.MasterName, TLSCA: topo.TLSCA, TLSInsecure: topo.TLSInsecure},
-		Workload: results.Workload{Clients: w.Clients, Keys: w.Keys, KeyPerClient: w.KeyPerClient, Hold: w.Hold.String(), Think: w.Think.String(),
+		Workload: record.Workload{Clients: w.Clients, Keys: w.Keys, KeyPerClient: w.KeyPerClient, Hold: w.Hold.String(), Think: w.Think.String(),
 			Duration: w.Duration, Ops: w.Ops, Warmup: w.Warmup, Rate: w.Rate, Arrivals: w.Arrivals},
 		TTL: p.TTL, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit,
 		ClientGroups: p.ClientGroups, Scenario: p.Scenario, Repeat: p.Repeat, Fence: p.Fence, WaitStrict: p.WaitStrict, AllowDestructive: p.AllowDestructive,
@@ -47,37 +49,27 @@ func configOf(p plan.Plan) results.Config {
 		c.Workload.Stages = append(c.Workload.Stages, st.String())
 	}
 	for _, f := range p.Faults {
-		c.Faults = append(c.Faults, results.Fault{At: f.At, Kind: string(f.Kind), Node: f.Node, For: f.For, Delay: f.Delay,
-			Step: f.Step, Fraction: f.Fraction, Count: f.Count, Latency: f.Latency, Jitter: f.Jitter, Jump: f.Jump, Sides: f.Sides})
+		c.Faults = append(c.Faults, f.Spec())
 	}
 	return c
 }
 
 // nodesOf are the topology's nodes as the record names them.
-func nodesOf(nodes []topologies.Node) []results.Node {
-	out := make([]results.Node, 0, len(nodes))
+func nodesOf(nodes []topologies.Node) []record.Node {
+	out := make([]record.Node, 0, len(nodes))
 	for _, n := range nodes {
-		out = append(out, results.Node{Name: n.Name, Role: string(n.Role),
-			Endpoint: results.Endpoint{Addr: n.Endpoint.Addr, Username: n.Endpoint.Username, DB: n.Endpoint.DB}})
+		out = append(out, record.Node{Name: n.Name, Role: string(n.Role),
+			Endpoint: record.Endpoint{Addr: n.Endpoint.Addr, Username: n.Endpoint.Username, DB: n.Endpoint.DB}})
 	}
 	return out
 }
 
 // shardOf is the record's shard of a sharded run; nil for none.
-func shardOf(s *workloads.Shard) *results.ShardInfo {
+func shardOf(s *workloads.Shard) *record.ShardInfo {
 	if s == nil {
 		return nil
 	}
-	return &results.ShardInfo{Index: s.Index, Count: s.Count}
-}
-
-// eventsOf are fault events as the record keeps them.
-func eventsOf(events []faults.Event) []results.Event {
-	var out []results.Event
-	for _, e := range events {
-		out = append(out, results.Event(e))
-	}
-	return out
+	return &record.ShardInfo{Index: s.Index, Count: s.Count}
 }
 
 // fencing reports whether variant hands out fencing tokens, so that the
@@ -91,16 +83,16 @@ func fencing(variant string) bool {
 // keeps it: figures and quantiles, counts, and the measured phase's
 // histograms encoded. The cell's names (variant, client, clients ...),
 // its fault events and its server cost are left to the caller.
-func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, error) {
+func NewCell(out workloads.Outcome, oracle oracle.Report) (record.Cell, error) {
 	m := out.Measured
-	c := results.Cell{
+	c := record.Cell{
 		ElapsedS:            out.Elapsed.Seconds(),
 		Acquisitions:        m.Acquisitions,
-		AcquireLatencyUS:    results.LatencyOf(m.Acquire),
-		AcquireLatencyRawUS: results.LatencyOf(m.AcquireRaw),
-		ReleaseLatencyUS:    results.LatencyOf(m.Release),
-		HoldTimeUS:          results.LatencyOf(m.Hold),
-		HandoffLatencyUS:    results.LatencyOf(out.Handoff),
+		AcquireLatencyUS:    metrics.Quantiles(m.Acquire),
+		AcquireLatencyRawUS: metrics.Quantiles(m.AcquireRaw),
+		ReleaseLatencyUS:    metrics.Quantiles(m.Release),
+		HoldTimeUS:          metrics.Quantiles(m.Hold),
+		HandoffLatencyUS:    metrics.Quantiles(out.Handoff),
 		Dropped:             m.Dropped,
 		Attempts:            m.Attempts,
 		FailedAttempts:      m.FailedAttempts,
@@ -108,10 +100,11 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, 
 		Errors:              m.Errors,
 		Commands:            m.Commands,
 		Counters:            m.Notes,
-		ErrorsByKind:        errorsByKind(m.ErrorsByKind),
-		Fairness:            results.FairnessOf(m.Fairness.PerClient),
+		ErrorsByKind:        m.ErrorsByKind,
+		Fairness:            m.Fairness,
+		Series:              m.Series,
 		Interrupted:         out.Interrupted,
-		Violations: results.Violations{
+		Violations: record.Violations{
 			Overlaps:             oracle.Overlaps,
 			MaxOccupancy:         oracle.MaxOccupancy,
 			TimeOverLimitMS:      float64(oracle.TimeOverLimit) / float64(time.Millisecond),
@@ -125,16 +118,10 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, 
 			LongestUnavailableMS: float64(oracle.LongestUnavailable) / float64(time.Millisecond),
 			Crashed:              m.Crashed + out.Warmup.Crashed,
 		},
-		Warmup: results.Warmup{Acquisitions: out.Warmup.Acquisitions, Errors: out.Warmup.Errors, Timeouts: out.Warmup.Timeouts},
-	}
-	if m.Series != nil {
-		c.Series = make([]results.Second, len(m.Series))
-		for i, s := range m.Series {
-			c.Series[i] = results.Second(s)
-		}
+		Warmup: record.Warmup{Acquisitions: out.Warmup.Acquisitions, Errors: out.Warmup.Errors, Timeouts: out.Warmup.Timeouts},
 	}
 	if out.Offered > 0 {
-		c.LatenessUS = results.LatencyOf(m.Lateness)
+		c.LatenessUS = metrics.Quantiles(m.Lateness)
 	}
 	if elapsed := out.Elapsed.Seconds(); elapsed > 0 {
 		c.ThroughputPerS = float64(m.Acquisitions) / elapsed
@@ -146,44 +133,44 @@ func NewCell(out workloads.Outcome, oracle metrics.OracleReport) (results.Cell, 
 	for _, o := range out.ClockOffsets {
 		c.ClockOffsetsMS = append(c.ClockOffsetsMS, float64(o)/float64(time.Millisecond))
 	}
-	for _, h := range []struct {
-		dst  *string
-		src  *hdrhistogram.Histogram
-		name string
-	}{
+	if err := encodeHistograms([]histogramField{
 		{&c.Histograms.Acquire, m.Acquire, "acquire"}, {&c.Histograms.AcquireRaw, m.AcquireRaw, "acquire_raw"},
 		{&c.Histograms.Release, m.Release, "release"}, {&c.Histograms.Hold, m.Hold, "hold"},
 		{&c.Histograms.Handoff, out.Handoff, "handoff"},
-	} {
-		encoded, err := metrics.EncodeHistogram(h.src)
-		if err != nil {
-			return c, fmt.Errorf("runner: %s histogram: %w", h.name, err)
-		}
-		*h.dst = encoded
+	}); err != nil {
+		return c, err
 	}
 	return c, marginsOf(&c, out.Margins)
 }
 
 // marginsOf puts the margins m (nil for none) into c, their histograms
 // encoded.
-func marginsOf(c *results.Cell, m *metrics.MarginSummary) error {
+func marginsOf(c *record.Cell, m *metrics.MarginSummary) error {
 	if m == nil {
 		return nil
 	}
-	c.Margins = &results.Margins{
+	c.Margins = &record.Margins{
 		TTLMS:          float64(m.TTL) / float64(time.Millisecond),
-		ValidityLeftUS: results.LatencyOf(m.ValidityLeft), ExpiredAtAcquire: m.ExpiredAtAcquire,
-		Holds: m.Holds, LateHolds: m.LateHolds, LateUS: results.LatencyOf(m.Late),
-		Notices: m.Notices, LateNotices: m.LateNotices, LossNoticeUS: results.LatencyOf(m.LossNotice),
+		ValidityLeftUS: metrics.Quantiles(m.ValidityLeft), ExpiredAtAcquire: m.ExpiredAtAcquire,
+		Holds: m.Holds, LateHolds: m.LateHolds, LateUS: metrics.Quantiles(m.Late),
+		Notices: m.Notices, LateNotices: m.LateNotices, LossNoticeUS: metrics.Quantiles(m.LossNotice),
 	}
-	for _, h := range []struct {
-		dst  *string
-		src  *hdrhistogram.Histogram
-		name string
-	}{
+	return encodeHistograms([]histogramField{
 		{&c.Histograms.ValidityLeft, m.ValidityLeft, "validity left"}, {&c.Histograms.Late, m.Late, "late"},
 		{&c.Histograms.LossNotice, m.LossNotice, "loss notice"},
-	} {
+	})
+}
+
+// histogramField is a histogram and the record's field for its encoding.
+type histogramField struct {
+	dst  *string
+	src  *hdrhistogram.Histogram
+	name string
+}
+
+// encodeHistograms encodes each histogram into its field.
+func encodeHistograms(fields []histogramField) error {
+	for _, h := range fields {
 		encoded, err := metrics.EncodeHistogram(h.src)
 		if err != nil {
 			return fmt.Errorf("runner: %s histogram: %w", h.name, err)
@@ -195,11 +182,11 @@ func marginsOf(c *results.Cell, m *metrics.MarginSummary) error {
 
 // historyCheckOf is porcupine's verdict on a history as the record keeps
 // it.
-func historyCheckOf(res *linearize.Result) *results.HistoryCheck {
-	c := &results.HistoryCheck{Verdict: string(res.Verdict), View: res.View, FailingKeys: res.FailingKeys,
+func historyCheckOf(res *linearize.Result) *record.HistoryCheck {
+	c := &record.HistoryCheck{Verdict: string(res.Verdict), View: res.View, FailingKeys: res.FailingKeys,
 		FailingSegments: res.FailingSegments, ElapsedMS: float64(res.Elapsed) / float64(time.Millisecond)}
 	if w := res.Window; w != nil {
-		c.Window = &results.HistoryWindow{Key: w.Key, Leases: w.Leases, Processes: w.Processes, FromNS: w.From, ToNS: w.To}
+		c.Window = &record.HistoryWindow{Key: w.Key, Leases: w.Leases, Processes: w.Processes, FromNS: w.From, ToNS: w.To}
 		for _, op := range w.Ops {
 			c.Window.Ops = append(c.Window.Ops, op.String())
 		}
@@ -207,26 +194,11 @@ func historyCheckOf(res *linearize.Result) *results.HistoryCheck {
 	return c
 }
 
-// errorsByKind are a phase's errors by kind as the record keeps them; nil
-// without errors.
-func errorsByKind(byKind map[string]metrics.ErrorCount) map[string]results.ErrorCount {
-	if len(byKind) == 0 {
-		return nil
-	}
-	out := make(map[string]results.ErrorCount, len(byKind))
-	for kind, c := range byKind {
-		out[kind] = results.ErrorCount(c)
-	}
-	return out
-}
-
 // newServerCost is what the servers' counters say a cell cost them,
 // related to the acquisitions that caused it.
-func newServerCost(cost metrics.ServerCost, acquisitions int64) *results.ServerCost {
-	s := &results.ServerCost{Commands: cost.Commands, ByCommand: cost.ByCommand, Housekeeping: cost.Housekeeping, CPUSeconds: cost.CPUSeconds}
-	for _, n := range cost.Nodes {
-		s.Nodes = append(s.Nodes, results.NodeCost(n))
-	}
+func newServerCost(cost metrics.ServerCost, acquisitions int64) *record.ServerCost {
+	s := &record.ServerCost{Commands: cost.Commands, ByCommand: cost.ByCommand, Housekeeping: cost.Housekeeping, CPUSeconds: cost.CPUSeconds,
+		Nodes: cost.Nodes}
 	s.Relate(acquisitions)
 	return s
 }

@@ -10,9 +10,12 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -84,7 +87,7 @@ func unset(v reflect.Value, path string) []string {
 func TestConfigOfEchoesThePlan(t *testing.T) {
 	full := fullPlan(t)
 	if zero := unset(reflect.ValueOf(full), "Plan"); len(zero) > 0 {
-		t.Fatalf("the test's plan leaves %v unset: set them, and echo them in results.Config (configOf)", zero)
+		t.Fatalf("the test's plan leaves %v unset: set them, and echo them in record.RunConfig (configOf)", zero)
 	}
 	for name, p := range map[string]plan.Plan{"full": full, "empty": {}, "defaults": (plan.Plan{}).WithDefaults()} {
 		redacted := p
@@ -102,7 +105,7 @@ func TestConfigOfEchoesThePlan(t *testing.T) {
 		}
 		dec := json.NewDecoder(bytes.NewReader(want))
 		dec.DisallowUnknownFields()
-		var c results.Config
+		var c record.RunConfig
 		if err := dec.Decode(&c); err != nil || !reflect.DeepEqual(c, configOf(p)) {
 			t.Errorf("%s: the plan's JSON decodes as config %+v (%v), want %+v", name, c, err, configOf(p))
 		}
@@ -133,7 +136,7 @@ func TestConfigFaultsReadAsFaults(t *testing.T) {
 			t.Errorf("%q: the record writes %q, the faults package %q", specs[i], f.String(), p.Faults[i].String())
 		}
 	}
-	notes := strings.Join(results.Notes(&results.Record{Config: configOf(p)}), "\n")
+	notes := strings.Join(render.Notes(&record.Record{Config: configOf(p)}), "\n")
 	if !strings.Contains(notes, "fault at=5s pause node=master for=3s") {
 		t.Errorf("notes do not name the faults:\n%s", notes)
 	}
@@ -159,7 +162,7 @@ func sampleOutcome() workloads.Outcome {
 	out := workloads.Outcome{
 		Measured: metrics.Merge([]*metrics.Recorder{rec}, []int64{1000}),
 		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  metrics.NewOracle(1, 1).Handoff(),
+		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  2 * time.Second,
 	}
 	out.Measured.Commands = 3000
@@ -167,7 +170,7 @@ func sampleOutcome() workloads.Outcome {
 }
 
 func TestNewCellFigures(t *testing.T) {
-	c, err := NewCell(sampleOutcome(), metrics.OracleReport{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
+	c, err := NewCell(sampleOutcome(), oracle.Report{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +190,8 @@ func TestNewCellFigures(t *testing.T) {
 }
 
 func TestNewCellFenceCounts(t *testing.T) {
-	out := workloads.Outcome{Measured: metrics.Merge(nil, nil), Warmup: metrics.Merge(nil, nil), Handoff: metrics.NewOracle(1, 1).Handoff()}
-	c, err := NewCell(out, metrics.OracleReport{StaleWrites: 7, RejectedWrites: 9})
+	out := workloads.Outcome{Measured: metrics.Merge(nil, nil), Warmup: metrics.Merge(nil, nil), Handoff: oracle.New(1, 1).Handoff()}
+	c, err := NewCell(out, oracle.Report{StaleWrites: 7, RejectedWrites: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +207,7 @@ func TestRecordFromTheRun(t *testing.T) {
 		t.Errorf("fencing: fenced %v, lua-release %v, unknown %v; want true, false, false", fencing("fenced"), fencing("lua-release"), fencing("no-such-variant"))
 	}
 	cost := newServerCost(metrics.ServerCost{Commands: 3000, ByCommand: map[string]int64{"evalsha": 1000, "set": 2000}, CPUSeconds: 0.1,
-		Nodes: []metrics.NodeCost{{Node: "master", Role: "master", Commands: 3000, CPUSeconds: 0.1}}}, 1000)
+		Nodes: []measure.NodeCost{{Node: "master", Role: "master", Commands: 3000, CPUSeconds: 0.1}}}, 1000)
 	if cost.CommandsPerAcquisition != 3 || cost.ScriptRuns != 1000 || cost.CPUMicrosPerAcquisition != 100 || cost.AcquisitionsPerCore != 10000 ||
 		len(cost.Nodes) != 1 || cost.Nodes[0].Commands != 3000 {
 		t.Errorf("server cost %+v; want 3 commands, 100 µs per acquisition, 1000 script runs, 10000 acq/s per core, the node's cost", cost)

@@ -13,8 +13,9 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/history"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/witness"
@@ -77,7 +78,7 @@ func KeyPrefix(runID string) string { return "lockbench:" + runID + ":" }
 // with a nil error. An error means nothing was measured. A plan with faults
 // gets a fresh topology for every cell, so that no cell inherits the damage
 // of the one before.
-func Run(ctx context.Context, p plan.Plan, opts Options) (*results.Record, error) {
+func Run(ctx context.Context, p plan.Plan, opts Options) (*record.Record, error) {
 	p = p.WithDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -159,7 +160,7 @@ type running struct {
 	wx         *witnessing // nil without a witness
 	held       *claim      // the run's claim on its id (see claimRun)
 	s          *session
-	rec        *results.Record
+	rec        *record.Record
 }
 
 // newRunning is a run of p about to start, its record begun.
@@ -225,18 +226,18 @@ func (r *running) open(ctx context.Context) error {
 
 // newRecord is the head of the record of a run of p, before anything of
 // the run starts.
-func newRecord(p plan.Plan, opts Options) *results.Record {
-	return &results.Record{
-		Schema: results.SchemaVersion, Tool: "lockbench", RunID: opts.RunID,
-		Started: time.Now().UTC(), Host: results.ThisHost(), Config: configOf(p), Shard: shardOf(opts.Shard),
+func newRecord(p plan.Plan, opts Options) *record.Record {
+	return &record.Record{
+		Schema: record.SchemaVersion, Tool: "lockbench", RunID: opts.RunID,
+		Started: time.Now().UTC(), Host: record.ThisHost(), Config: configOf(p), Shard: shardOf(opts.Shard),
 	}
 }
 
 // recordTopology writes the topology of the session s into the head of
 // rec.
-func recordTopology(ctx context.Context, rec *results.Record, s *session) {
+func recordTopology(ctx context.Context, rec *record.Record, s *session) {
 	rec.Config.Topology.Name = s.topo.Name()
-	rec.Topology = results.TopologyInfo{Name: s.topo.Name(), Mode: string(s.topo.Access().Mode),
+	rec.Topology = record.TopologyInfo{Name: s.topo.Name(), Mode: string(s.topo.Access().Mode),
 		Nodes: nodesOf(s.topo.Nodes()), Representative: s.topo.Representative(),
 		ServerVersion: serverVersion(ctx, s.conns[0]), StartupS: s.startup.Seconds()}
 }
@@ -269,11 +270,11 @@ func (r *running) step(ctx context.Context, c plannedCell) error {
 
 // measure runs the cell c, on a fresh session when the plan has faults,
 // with its oracle in memory or in the witness.
-func (r *running) measure(ctx context.Context, c plannedCell, live *workloads.Live) (results.Cell, error) {
+func (r *running) measure(ctx context.Context, c plannedCell, live *workloads.Live) (record.Cell, error) {
 	p, n := r.p, c.spec.Clients
 	if len(p.Faults) > 0 && c.index > 0 {
 		if err := r.reopen(ctx); err != nil {
-			return results.Cell{Variant: c.variant, Client: p.Client, Clients: n, Error: err.Error()}, nil
+			return record.Cell{Variant: c.variant, Client: p.Client, Clients: n, Error: err.Error()}, nil
 		}
 	}
 	cellPrefix := fmt.Sprintf("%sc%d:", r.prefix, c.index)
@@ -305,7 +306,7 @@ func (r *running) reopen(ctx context.Context) error {
 
 // finish writes the tail of the record and, with a witness, leaves the
 // record there: the last shard to finish removes the run's keys.
-func (r *running) finish(ctx context.Context) (*results.Record, error) {
+func (r *running) finish(ctx context.Context) (*record.Record, error) {
 	r.rec.Interrupted = ctx.Err() != nil
 	r.rec.Finished = time.Now().UTC()
 	if r.wx != nil {
@@ -335,7 +336,7 @@ func (r *running) close(ctx context.Context) {
 // runCell runs one variant with the load spec (p's workload at one client
 // count) with keys under prefix, feeding live; and the cell's history, nil
 // without one.
-func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, variant string, prefix string, live *workloads.Live, oracle cellOracle) (results.Cell, *history.History) {
+func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, variant string, prefix string, live *workloads.Live, oracle cellOracle) (record.Cell, *history.History) {
 	topo, conns := s.topo, s.conns
 	n := spec.Clients
 	spec.Live = live
@@ -363,11 +364,11 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	stopFaults()
 	// The schedule restores what it paused or cut before it returns: the
 	// next cell and the cleanup must find every node answering.
-	var events []faults.Event
+	var events []measure.FaultEvent
 	if schedule != nil {
 		events = schedule.Wait()
 	}
-	base := results.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
+	base := record.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
 	if err != nil {
 		base.Error = err.Error()
 		return base, nil
@@ -384,8 +385,8 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	cell.Fencing = fencing(variant)
 	cell.Settings = variants.Settings(variant, variants.Config{Conn: counted, Prefix: prefix, TTL: p.TTL,
 		Retry: p.Retry, AcquireTimeout: p.AcquireTimeout})
-	cell.Faults = eventsOf(append(events, out.FaultEvents...))
-	slices.SortFunc(cell.Faults, func(a, b results.Event) int { return cmp.Compare(a.AtS, b.AtS) })
+	cell.Faults = append(events, out.FaultEvents...)
+	slices.SortFunc(cell.Faults, func(a, b measure.FaultEvent) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server.
 	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
 		cell.Server, cell.ServerNote = stats.finish(ctx, cell.Acquisitions)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -24,13 +24,13 @@ func dist(t *testing.T, s string) workloads.Distribution {
 }
 
 // runPlan runs p on a local redis-server that the runner starts itself.
-func runPlan(t *testing.T, p plan.Plan) *results.Record {
+func runPlan(t *testing.T, p plan.Plan) *record.Record {
 	t.Helper()
 	return runPlanOn(t, topologies.Spec{Name: "local"}, p)
 }
 
 // runPlanOn runs p on topo and fails the test when a cell could not run.
-func runPlanOn(t *testing.T, topo topologies.Spec, p plan.Plan) *results.Record {
+func runPlanOn(t *testing.T, topo topologies.Spec, p plan.Plan) *record.Record {
 	t.Helper()
 	p.Topology = topo
 	rec, err := runner.Run(context.Background(), p, runner.Options{})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -16,7 +16,7 @@ import (
 
 var semaphores = []string{"sem-basic", "sem-fair", "sem-locked"}
 
-func cellOf(t *testing.T, rec *results.Record, variant string) results.Cell {
+func cellOf(t *testing.T, rec *record.Record, variant string) record.Cell {
 	t.Helper()
 	for _, c := range rec.Cells {
 		if c.Variant == variant {
@@ -24,7 +24,7 @@ func cellOf(t *testing.T, rec *results.Record, variant string) results.Cell {
 		}
 	}
 	t.Fatalf("no cell for %s", variant)
-	return results.Cell{}
+	return record.Cell{}
 }
 
 // 32 clients contend for 5 permits: the lock-guarded semaphore never admits
@@ -53,7 +53,8 @@ func TestSemaphoresUnderContention(t *testing.T) {
 }
 
 // Clients with clocks up to 2 s apart: the basic semaphore lets clients
-// with slow clocks take permits that are not free, as the seed predicts.
+// with slow clocks take permits that are not free, as Redis in Action §6.3.1
+// predicts.
 func TestSkewedClocksBreakBasicSemaphore(t *testing.T) {
 	skew, err := workloads.ParseSkew("uniform:-2s..2s")
 	if err != nil {

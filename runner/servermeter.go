@@ -8,8 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
 )
 
@@ -210,7 +211,7 @@ func (n *nodeMeter) observe(snap nodeSnapshot, start time.Time) {
 // acquisitions, nil when no node gave two snapshots, and a note of what
 // the figures leave out and why ("" when nothing). It waits at most
 // snapshotTimeout (and a second) for the first snapshots.
-func (m *serverMeter) finish(ctx context.Context, acquisitions int64) (*results.ServerCost, string) {
+func (m *serverMeter) finish(ctx context.Context, acquisitions int64) (*record.ServerCost, string) {
 	if m.stop == nil {
 		return nil, "the measured phase never started"
 	}
@@ -254,7 +255,7 @@ func (m *serverMeter) sum(end time.Time) (*metrics.ServerCost, string) {
 			for name, calls := range n.cost.ByCommand {
 				cost.ByCommand[name] += calls
 			}
-			cost.Nodes = append(cost.Nodes, metrics.NodeCost{Node: n.name, Role: n.last.Role, Commands: n.commands, CPUSeconds: n.cpu})
+			cost.Nodes = append(cost.Nodes, measure.NodeCost{Node: n.name, Role: n.last.Role, Commands: n.commands, CPUSeconds: n.cpu})
 		}
 		n.mu.Unlock()
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -68,7 +69,7 @@ func TestMeterSpans(t *testing.T) {
 	if want := (0.3 + 0.05) + 0.4 + 0.1; math.Abs(cost.CPUSeconds-want) > 1e-9 {
 		t.Errorf("CPU %v s; want %v: every span of every node", cost.CPUSeconds, want)
 	}
-	byNode := map[string]metrics.NodeCost{}
+	byNode := map[string]measure.NodeCost{}
 	for _, n := range cost.Nodes {
 		byNode[n.Node] = n
 	}

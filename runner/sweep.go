@@ -2,11 +2,92 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
+
+// The sweep's defaults, where they differ from a run's.
+const (
+	// DefaultMinGain is SweepOptions.MinGain's default.
+	DefaultMinGain = 0.05
+	// DefaultPatience is SweepOptions.Patience's default.
+	DefaultPatience = 2
+	// DefaultMaxUtilization is SweepOptions.MaxUtilization's default.
+	DefaultMaxUtilization = 0.7
+	// DefaultSweepDuration is a step's measured time.
+	DefaultSweepDuration = 5 * time.Second
+	// DefaultSweepRateCap is the cap on clients in progress of a sweep of
+	// rate.
+	DefaultSweepRateCap = 64
+)
+
+// DefaultSweepClients are the client counts a sweep of concurrency steps
+// through.
+var DefaultSweepClients = []int{1, 2, 4, 8, 16, 32, 64, 128}
+
+// ErrBadSweep is wrapped by the error of SweepOptions that are not valid;
+// the message names the flag of lockbench sweep and what it accepts.
+var ErrBadSweep = errors.New("runner: bad sweep")
+
+// badSweep is an error of SweepOptions: its message alone, wrapping
+// ErrBadSweep.
+type badSweep struct{ msg string }
+
+func (e badSweep) Error() string { return e.msg }
+func (e badSweep) Unwrap() error { return ErrBadSweep }
+
+// SweepDefaults gives ov the sweep's own client steps (sweeping rates:
+// its cap on clients) and duration where neither ov nor the scenario s
+// (nil for none) set them.
+func SweepDefaults(ov *plan.Overrides, s *plan.Scenario, rates bool) {
+	var scenario plan.Scenario
+	if s != nil {
+		scenario = *s
+	}
+	if ov.Clients == nil && len(scenario.Clients) == 0 {
+		ov.Clients = DefaultSweepClients
+		if rates {
+			ov.Clients = []int{DefaultSweepRateCap}
+		}
+	}
+	if ov.Duration == nil && ov.Ops == 0 && scenario.Duration == "" {
+		ov.Duration = new(DefaultSweepDuration)
+	}
+}
+
+// Check checks o's steps and fractions (its rates, which lockbench sweep
+// parses, it takes as they are): every error wraps ErrBadSweep and names
+// the flag.
+func (o SweepOptions) Check() error {
+	if !slices.IsSorted(o.Clients) || len(slices.Compact(slices.Clone(o.Clients))) != len(o.Clients) {
+		return badSweep{fmt.Sprintf("--clients: the steps must rise (got %s)", IntList(o.Clients))}
+	}
+	switch {
+	case o.MinGain <= 0 || o.MinGain >= 1:
+		return badSweep{fmt.Sprintf("--min-gain: want a fraction in (0, 1) such as %v (got %v)", DefaultMinGain, o.MinGain)}
+	case o.TargetRate < 0:
+		return badSweep{fmt.Sprintf("--target-rate: want acquisitions per second, 0 or more (got %v)", o.TargetRate)}
+	case o.MaxUtilization <= 0 || o.MaxUtilization > 1:
+		return badSweep{fmt.Sprintf("--max-cpu: want a fraction in (0, 1] such as %v (got %v)", DefaultMaxUtilization, o.MaxUtilization)}
+	}
+	return nil
+}
+
+// IntList writes ns as a comma list: 1,2,4.
+func IntList(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
 
 // SweepOptions say how a sweep steps upward and when it stops.
 type SweepOptions struct {
@@ -18,14 +99,15 @@ type SweepOptions struct {
 	Rates   []float64
 	// SLO are thresholds every step must meet; the first step that breaks
 	// one is the last of its variant.
-	SLO []results.Threshold
+	SLO []record.Threshold
 	// MinGain is the throughput gain over the best step so far that counts
 	// as rising; after Patience steps in a row without it, the variant's
-	// sweep stops. Defaults 0.05 and 2.
+	// sweep stops. Defaults DefaultMinGain and DefaultPatience.
 	MinGain  float64
 	Patience int
 	// TargetRate, when positive, asks for a plan of Redis nodes at
-	// MaxUtilization (default 0.7) of a Redis core per node.
+	// MaxUtilization (default DefaultMaxUtilization) of a Redis core
+	// per node.
 	TargetRate, MaxUtilization float64
 	// OnStep, when set, is called before each step.
 	OnStep func(variant string, step int, label string)
@@ -36,15 +118,15 @@ type SweepOptions struct {
 // returns one record with every step's cell and the analysis in its Sweep.
 // Each step is a run of its own (a fresh topology when lockbench starts
 // it), under one run id.
-func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*results.Record, error) {
+func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*record.Record, error) {
 	if o.MinGain <= 0 {
-		o.MinGain = 0.05
+		o.MinGain = DefaultMinGain
 	}
 	if o.Patience <= 0 {
-		o.Patience = 2
+		o.Patience = DefaultPatience
 	}
 	if o.MaxUtilization <= 0 {
-		o.MaxUtilization = 0.7
+		o.MaxUtilization = DefaultMaxUtilization
 	}
 	if opts.RunID == "" {
 		opts.RunID = NewRunID()
@@ -53,13 +135,13 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*res
 	if len(o.Rates) > 0 {
 		by, steps = "rate", len(o.Rates)
 	}
-	sweep := &results.Sweep{By: by, MinGain: o.MinGain, TargetRate: o.TargetRate, MaxUtilization: o.MaxUtilization}
+	sweep := &record.Sweep{By: by, MinGain: o.MinGain, TargetRate: o.TargetRate, MaxUtilization: o.MaxUtilization}
 	for _, t := range o.SLO {
 		sweep.SLO = append(sweep.SLO, t.Text)
 	}
-	var out *results.Record
+	var out *record.Record
 	for _, variant := range p.Variants {
-		v := results.SweepVariant{Variant: variant, Stop: "the last step ran"}
+		v := record.SweepVariant{Variant: variant, Stop: "the last step ran"}
 		best, flat := 0.0, 0
 		for i := 0; i < steps && ctx.Err() == nil; i++ {
 			step := p
@@ -96,7 +178,7 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*res
 				break
 			}
 			c := &rec.Cells[0]
-			point := results.NewSweepPoint(c, o.SLO)
+			point := record.NewSweepPoint(c, o.SLO)
 			v.Points = append(v.Points, point)
 			if stop := stopReason(point, c, label, o); stop != "" {
 				v.Stop = stop
@@ -126,7 +208,7 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*res
 }
 
 // stopReason says why a step ends its variant's sweep, "" when it does not.
-func stopReason(p results.SweepPoint, c *results.Cell, label string, o SweepOptions) string {
+func stopReason(p record.SweepPoint, c *record.Cell, label string, o SweepOptions) string {
 	switch {
 	case p.Error != "":
 		return fmt.Sprintf("the step at %s failed: %s", label, p.Error)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/workloads"
@@ -26,7 +26,7 @@ func TestRepeatInterleaves(t *testing.T) {
 	if want := "lua-release#1 set-nx-ex#1 lua-release#2 set-nx-ex#2"; strings.Join(got, " ") != want {
 		t.Errorf("cells ran as %v, want %s", got, want)
 	}
-	if groups := results.Groups(rec); len(groups) != 2 || len(groups[0].Cells) != 2 {
+	if groups := record.Groups(rec); len(groups) != 2 || len(groups[0].Cells) != 2 {
 		t.Errorf("%d groups, want 2 of 2 repetitions", len(groups))
 	}
 }
@@ -38,9 +38,9 @@ func sweepPlan(t *testing.T) plan.Plan {
 	}
 }
 
-func threshold(t *testing.T, text string) results.Threshold {
+func threshold(t *testing.T, text string) record.Threshold {
 	t.Helper()
-	th, err := results.ParseThreshold(text)
+	th, err := record.ParseThreshold(text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func threshold(t *testing.T, text string) results.Threshold {
 // shards from the servers' CPU time.
 func TestSweepClients(t *testing.T) {
 	rec, err := runner.Sweep(context.Background(), sweepPlan(t), runner.SweepOptions{
-		Clients: []int{1, 2, 4}, SLO: []results.Threshold{threshold(t, "acquire.p99<10s")}, Patience: 5, TargetRate: 100000,
+		Clients: []int{1, 2, 4}, SLO: []record.Threshold{threshold(t, "acquire.p99<10s")}, Patience: 5, TargetRate: 100000,
 	}, runner.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestSweepClients(t *testing.T) {
 // no node plan.
 func TestSweepStopsAtSLO(t *testing.T) {
 	rec, err := runner.Sweep(context.Background(), sweepPlan(t), runner.SweepOptions{
-		Clients: []int{1, 2, 4}, SLO: []results.Threshold{threshold(t, "throughput>=1000000000")}, TargetRate: 100000,
+		Clients: []int{1, 2, 4}, SLO: []record.Threshold{threshold(t, "throughput>=1000000000")}, TargetRate: 100000,
 	}, runner.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -130,7 +130,7 @@ func TestRedlockSurvivesMinority(t *testing.T) {
 	}
 }
 
-func checkRecordNodes(t *testing.T, rec *results.Record, n int) {
+func checkRecordNodes(t *testing.T, rec *record.Record, n int) {
 	t.Helper()
 	if len(rec.Topology.Nodes) != n || rec.Topology.Mode != "independent" {
 		t.Errorf("record names %d nodes in mode %q; want %d independent", len(rec.Topology.Nodes), rec.Topology.Mode, n)

@@ -8,9 +8,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/witness"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -26,21 +26,21 @@ const DefaultShardWait = 2 * time.Minute
 
 // cellOracle is the oracle of one cell, in memory or in a witness.
 type cellOracle struct {
-	workloads.Oracle
+	oracle.Oracle
 	// ready, when set, is where the cell's clients wait for the other
 	// shards (workloads.Spec.Ready).
 	ready func(context.Context) error
 	// final reads the figures once the cell is done.
-	final func(context.Context) (metrics.OracleReport, *results.WitnessInfo)
+	final func(context.Context) (oracle.Report, *record.WitnessInfo)
 }
 
 // inMemory is the oracle of a cell checked in this process alone.
 func inMemory(keys int, p plan.Plan) cellOracle {
-	o := metrics.NewOracle(keys, p.Limit)
+	o := oracle.New(keys, p.Limit)
 	if p.Fence == plan.FenceReject {
 		o.RejectStaleWrites()
 	}
-	return cellOracle{Oracle: o, final: func(context.Context) (metrics.OracleReport, *results.WitnessInfo) { return o.Report(), nil }}
+	return cellOracle{Oracle: o, final: func(context.Context) (oracle.Report, *record.WitnessInfo) { return o.Report(), nil }}
 }
 
 // witnessing is a run's use of a witness: its shards meet there at every
@@ -78,7 +78,7 @@ func newWitnessing(w *witness.Witness, p plan.Plan, shard *workloads.Shard, runP
 func (x *witnessing) oracle(cell int, cellPrefix string, keys int, p plan.Plan) cellOracle {
 	prefix := cellPrefix + "witness:"
 	o := x.w.Oracle(prefix, keys, p.Limit, p.Fence == plan.FenceReject)
-	info := &results.WitnessInfo{}
+	info := &record.WitnessInfo{}
 	wait := x.wait
 	if cell > 0 {
 		wait = min(wait, laterCellWait)
@@ -94,7 +94,7 @@ func (x *witnessing) oracle(cell int, cellPrefix string, keys int, p plan.Plan) 
 			return err
 		}
 	}
-	co.final = func(ctx context.Context) (metrics.OracleReport, *results.WitnessInfo) {
+	co.final = func(ctx context.Context) (oracle.Report, *record.WitnessInfo) {
 		rep, done, err := o.Finish(context.WithoutCancel(ctx), x.shard.Index)
 		if err != nil {
 			rep = o.Report() // counts the failure; the last report read
@@ -111,7 +111,7 @@ func (x *witnessing) oracle(cell int, cellPrefix string, keys int, p plan.Plan) 
 // leave records that this shard has finished the run, keeps rec in the
 // witness for merge, and reports whether every shard has finished (the
 // last one removes the run's keys).
-func (x *witnessing) leave(ctx context.Context, rec *results.Record) (last bool, err error) {
+func (x *witnessing) leave(ctx context.Context, rec *record.Record) (last bool, err error) {
 	ctx = context.WithoutCancel(ctx)
 	done, err := x.w.Done(ctx, x.runPrefix+"finished", x.shard.Index)
 	if err != nil {

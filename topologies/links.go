@@ -1,14 +1,17 @@
 package topologies
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/lockbench/lockbench/procfs"
 )
 
 // Link is one kind of connection in a topology, named by its two ends:
@@ -216,16 +219,20 @@ func (l *Local) peerName(c net.Conn) string {
 		pids[pid] = name
 	}
 	l.mu.Unlock()
-	pid, err := peerPID(c, pids)
+	// The socket whose local address is c's remote one and whose remote
+	// address is c's local one is open in the process at the other end
+	// (Linux only: elsewhere every connection is FromOther).
+	local, lok := c.RemoteAddr().(*net.TCPAddr)
+	remote, rok := c.LocalAddr().(*net.TCPAddr)
+	if !lok || !rok {
+		return FromOther
+	}
+	pid, err := procfs.SocketOwner(local, remote, slices.Collect(maps.Keys(pids)))
 	if err != nil {
 		return FromOther
 	}
 	return pids[pid]
 }
-
-// errNoPeer: the process at the other end of a connection is none of those
-// asked about.
-var errNoPeer = errors.New("no such peer process")
 
 // closeFronts stops every front.
 func (l *Local) closeFronts() {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/lockbench/lockbench/procfs"
 )
 
 // A node's temp directory (its config and log) is named after the process
@@ -112,26 +114,15 @@ func RemoveStaleDirs() ([]string, error) {
 	return removed, firstErr
 }
 
-// processStart returns the start time of process pid (in clock ticks
-// since boot, from /proc) and whether it runs; a zombie does not. Where
-// there is no /proc it says only whether it runs, through ps.
-func processStart(pid int) (string, bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		if _, err := os.Stat("/proc/self/stat"); err == nil {
-			return "", false // /proc works: the process is gone
-		}
-		return "", cmdline(pid) != ""
-	}
-	// The fields after the command name, which is in parentheses: the
-	// state first, the start time the 20th.
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 {
-		return "", false
-	}
-	fields := strings.Fields(string(stat[i+1:]))
-	if len(fields) < 20 || fields[0] == "Z" || fields[0] == "X" {
-		return "", false
-	}
-	return fields[19], true
-}
+// processStart returns the start time of process pid and whether it
+// runs; a zombie does not (procfs.Start).
+func processStart(pid int) (string, bool) { return procfs.Start(pid) }
+
+// cmdline is the command line of process pid; "" when the process is gone
+// or is a zombie (procfs.Cmdline).
+func cmdline(pid int) string { return procfs.Cmdline(pid) }
+
+// ProcessState is the state letter of process pid (R running, S sleeping, T
+// stopped, ...), from /proc or, where there is none, ps; 0 when it cannot
+// be had.
+func ProcessState(pid int) byte { return procfs.State(pid) }

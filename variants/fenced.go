@@ -15,7 +15,7 @@ func init() {
 	Register(Info{
 		Name:   "fenced",
 		Kind:   KindLock,
-		Source: `Kleppmann, "How to do distributed locking" (2016): fencing tokens`,
+		Source: `Kleppmann, "How to do distributed locking" (2016): Making the lock safe with fencing`,
 		Summary: "lua-release whose acquire is one Lua script: SET key token NX PX ttl and, when it succeeds, " +
 			"INCR of the lock's fence counter, returned as a strictly increasing fencing token. Release: Lua compare-and-delete",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true, Fencing: true},

@@ -6,17 +6,17 @@ func init() {
 	Register(Info{
 		Name:         "get-del",
 		Kind:         KindLock,
-		Source:       "seed 002 §1.4 引入校验id",
+		Source:       "【Redis应用】分布式锁 §1.4 引入校验id",
 		Summary:      "SET key token NX PX ttl. Release: GET, compare the token, then DEL: two round trips, not atomic",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true},
 		DefaultRetry: "fixed:1ms",
-		Steps:        []Step{{StepBetweenGetAndDel, "release: GET matched our token, DEL not yet sent (the race of seed 002 §1.5)"}},
+		Steps:        []Step{{StepBetweenGetAndDel, "release: GET matched our token, DEL not yet sent (the race of 【Redis应用】分布式锁 §1.5)"}},
 	}, func(cfg Config) (Lock, error) { return &getDelLock{base: newBase(cfg)}, nil })
 }
 
 // getDelLock checks the owner before deleting, but in two steps: the lease
 // can expire and another client acquire between the GET and the DEL, whose
-// lock the DEL then removes (seed 002 §1.5 describes the race).
+// lock the DEL then removes (【Redis应用】分布式锁 §1.5 describes the race).
 type getDelLock struct{ base }
 
 var _ Lock = (*getDelLock)(nil)

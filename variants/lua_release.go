@@ -14,7 +14,7 @@ func init() {
 	Register(Info{
 		Name:         "lua-release",
 		Kind:         KindLock,
-		Source:       "seed 002 §1.5 引入lua",
+		Source:       "【Redis应用】分布式锁 §1.5 引入lua; Distributed Locks with Redis (redis.io): Correct Implementation with a Single Instance",
 		Summary:      "SET key token NX PX ttl. Release: Lua compare-and-delete (EVALSHA, EVAL on NOSCRIPT)",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
 		DefaultRetry: "fixed:1ms",

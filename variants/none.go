@@ -6,7 +6,7 @@ func init() {
 	Register(Info{
 		Name:         "none",
 		Kind:         KindControl,
-		Source:       "the oracle's negative control (DESIGN.md); the unlocked ticket sale of seed 002 §1.2",
+		Source:       "the oracle's negative control (lockbench's docs/measuring.md); the unlocked ticket sale of 【Redis应用】分布式锁 §1.2",
 		Summary:      "acquire always succeeds at once without touching Redis",
 		DefaultRetry: "none",
 		Shapes:       []Shape{ShapeSingle, ShapeCluster, ShapeIndependent},

@@ -44,7 +44,7 @@ func init() {
 		Name: "notify",
 		Kind: KindLock,
 		Source: "Redisson's RedissonLock (unlock publishes to a per-lock channel its waiters subscribe to, " +
-			"with a timed wait as fallback); against the seeds' polling (seed 000 简易锁: retry after ~1 ms)",
+			"with a timed wait as fallback); against the polling of Redis in Action (Carlson 2013) §6.2.3 (retry after ~1 ms)",
 		Summary: "lua-release whose release wakes one waiter. Acquire: Lua SET NX PX that, when busy, marks " +
 			"the lock waited for ({name}:waiters, PX). Release: Lua compare-and-delete that, when it deleted " +
 			"and the mark is set, LPUSHes one token to {name}:wake (LTRIM 0 0, PEXPIRE 1s). A waiter sends " +
@@ -52,6 +52,8 @@ func init() {
 			"connection, so Redis runs the try as soon as the token arrives",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
 		DefaultRetry: "fixed:100ms",
+
+		ClientMemoryKiB: map[string]int64{LibRueidis: 72, LibGoRedis: 64},
 	}, func(cfg Config) (Lock, error) {
 		mark := min(max(cfg.Retry.Max, time.Millisecond), notifyMaxBlock) + notifyLinger
 		l := &notifyLock{base: newBase(cfg), markMillis: strconv.FormatInt(mark.Milliseconds(), 10)}

@@ -9,25 +9,28 @@ func init() {
 	Register(Info{
 		Name:   "redlock",
 		Kind:   KindLock,
-		Source: "seed 002 §1.7 引入Redlock算法; the Redis distributed-locks page (Redlock)",
+		Source: "【Redis应用】分布式锁 §1.7 引入Redlock算法; Distributed Locks with Redis (redis.io): The Redlock Algorithm",
 		Summary: "SET key token NX PX ttl sent concurrently to N independent masters, each with a short timeout; " +
 			"held with a majority and a positive validity (ttl − elapsed − drift); else released everywhere and " +
 			"retried after a random delay. Release and extend on all nodes",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true, SurvivesFailover: true},
 		DefaultRetry: "random:1ms-10ms",
 		Shapes:       []Shape{ShapeSingle, ShapeCluster, ShapeIndependent},
+
+		ClientMemoryKiB: map[string]int64{LibRueidis: 8, LibGoRedis: 32},
+		MemoryPerNode:   true,
 	}, func(cfg Config) (Lock, error) { return &redlock{base: newBase(cfg)}, nil })
 }
 
 // redlock is the Redlock algorithm over cfg.Conns (one connection per
 // independent master; on other topologies, the one Redis, where it is
 // lua-release with a validity check). The per-node timeout is small next to
-// the TTL (TTL/100, between 5 and 50 ms, as the seed's 50 ms), and an
-// operation returns as soon as a majority has answered, so a dead minority
-// costs little; the clock drift allowance is TTL × 1% + 2 ms. The
-// random retry delay keeps clients from splitting the votes again and
-// again; the seeds give no figure, and 1–10 ms keeps it comparable with the
-// other variants' 1 ms pause.
+// the TTL (TTL/100, between 5 and 50 ms: the Redis page's 5–50 ms for a 10 s
+// TTL, the article's 50 ms in §1.7), and an operation returns as soon as a
+// majority has answered, so a dead minority costs little; the clock drift
+// allowance is TTL × 1% + 2 ms. The random retry delay keeps clients from
+// splitting the votes again and again; neither text gives a figure, and
+// 1–10 ms keeps it comparable with the other variants' 1 ms pause.
 type redlock struct{ base }
 
 var _ OptionsAcquirer = (*redlock)(nil)

@@ -58,7 +58,8 @@ func (c Claims) String() string {
 type Info struct {
 	Name string `json:"name"`
 	Kind Kind   `json:"kind"`
-	// Source is where the design comes from: a seed section, paper or library.
+	// Source is where the design comes from: a published text with its
+	// section (book, article, paper, documentation page) or a library.
 	Source string `json:"source"`
 	// Summary says in one line how it acquires and releases.
 	Summary string `json:"summary"`
@@ -84,6 +85,52 @@ type Info struct {
 	// built variant uses (its library's defaults or the run's), for the
 	// record. cfg has its defaults filled.
 	Settings func(cfg Config) string `json:"-"`
+	// ClientMemoryKiB is the memory one client of the variant takes, in
+	// KiB, by client library: what a plan's largest cell is checked
+	// against before it starts (see DefaultClientMemoryKiB for how the
+	// figures were measured). Default DefaultClientMemoryKiB, for each
+	// library it does not name.
+	ClientMemoryKiB map[string]int64 `json:"-"`
+	// MemoryPerNode says that ClientMemoryKiB is per node the variant
+	// takes a lock on (Redlock's connections to each master).
+	MemoryPerNode bool `json:"-"`
+}
+
+// DefaultClientMemoryKiB is the memory a client of most variants takes, in
+// KiB, by client library.
+//
+// The memory a client costs, from the peak RSS (VmHWM) of a run of one
+// cell of 10,000 clients (--duration 3s, on local; redlock on
+// local:redlock, 5 nodes) less that of one client, per variant and
+// library, rounded up. Measured on lockbench's own
+// machine: most variants take 7-18 KiB a client on rueidis and 27-41 on
+// go-redis; notify and wait-replicas 52 on rueidis; rueidislock, which
+// opens a client library of its own per client, 392; redlock 6 (rueidis)
+// and 24 (go-redis) per node a client. The figures registered keep about
+// twice that as a margin. (A peak of 394 MiB once seen under make test was
+// the test binary's own: wait4's Maxrss of a child is never below its
+// parent's peak on Linux; VmHWM read while the run runs, with the suites
+// beside it, stays at 200-234 MiB.) Since rueidis' rings hold a
+// command of every client (clients.Options.Callers: 2^14 slots of about
+// 344 bytes on each pipelining connection at 10,000 clients, about 11 MB
+// on 2 cores, twice that from 4) and go-redis' ordinary commands share
+// 256 connections a node, lua-release at 10,000 clients for 10 s (1,000
+// keys, 9 runs on the loaded 2 cores) peaked at 189-217 MiB on rueidis
+// and 236-259 MiB on go-redis, 16-19 and 21-23 KiB a client over one
+// client's 34-35 MiB: inside these figures.
+var DefaultClientMemoryKiB = map[string]int64{LibRueidis: 40, LibGoRedis: 64}
+
+// ClientKiB is the memory one client of the variant takes with the client
+// library lib on nodes nodes (counted only when MemoryPerNode), in KiB.
+func (i Info) ClientKiB(lib string, nodes int) int64 {
+	kib, ok := i.ClientMemoryKiB[lib]
+	if !ok {
+		kib = DefaultClientMemoryKiB[lib]
+	}
+	if i.MemoryPerNode {
+		kib *= int64(max(nodes, 1))
+	}
+	return kib
 }
 
 // The client libraries, as the clients package and --client name them.

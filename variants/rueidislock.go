@@ -33,6 +33,9 @@ func init() {
 		Clients:  []string{LibRueidis},
 		OwnTTL:   true,
 		Settings: rueidislockSettings,
+
+		// A client library of its own per client.
+		ClientMemoryKiB: map[string]int64{LibRueidis: 512, LibGoRedis: 512},
 	}, newRueidislock)
 }
 

@@ -6,7 +6,7 @@ func init() {
 	Register(Info{
 		Name:   "sem-basic",
 		Kind:   KindSemaphore,
-		Source: "seed 000 计数信号量 / 构建基本的计数信号量 (Redis in Action §6.3.1)",
+		Source: "Redis in Action (Carlson 2013) §6.3.1 Building a basic counting semaphore",
 		Summary: "one ZSET scored by the client's clock. Acquire in one MULTI/EXEC: ZREMRANGEBYSCORE timed-out, " +
 			"ZADD token now, ZRANK token; rank < limit acquires, else ZREM and fail (busy). Release: ZREM",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
@@ -17,7 +17,7 @@ func init() {
 // semBasic is the book's basic counting semaphore. It trusts every client's
 // clock: a client whose clock is behind scores lower and ranks ahead of
 // holders that already have a permit, so it can take a permit that is not
-// free. It fails fast when full, as the seed says semaphores usually do.
+// free. It fails fast when full, as the book (§6.3) says semaphores usually do.
 // The TTL is the semaphore's timeout.
 type semBasic struct{ base }
 

@@ -11,7 +11,7 @@ func init() {
 	Register(Info{
 		Name:   "sem-fair",
 		Kind:   KindSemaphore,
-		Source: "seed 000 公平信号量 and 刷新信号量 (Redis in Action §6.3.2, §6.3.3)",
+		Source: "Redis in Action (Carlson 2013) §6.3.2 Fair semaphores, §6.3.3 Refreshing semaphores",
 		Summary: "timeout ZSET (client time), owner ZSET (counter), counter. MULTI/EXEC 1: ZREMRANGEBYSCORE, " +
 			"ZINTERSTORE owner WEIGHTS 1 0, INCR. MULTI/EXEC 2: ZADD both, ZRANK owner. Refresh: ZADD; added = lost",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true, Renewal: true},
@@ -25,15 +25,16 @@ func init() {
 
 // semFair is the book's fair semaphore: the order of a counter, not the
 // clients' clocks, decides who holds a permit, so clocks only need to agree
-// within the timeout's margin (the seed says 1–2 s). Its acquire is two
-// transactions, and between them it races: a client that INCRs first but
-// adds its token last outranks, and so steals the permit of, a client that
-// ranked in between; the victim learns only at refresh or release.
+// within the timeout's margin (about a second, the book says in §6.3.2).
+// Its acquire is two transactions, and between them it races: a client that
+// INCRs first but adds its token last outranks, and so steals the permit
+// of, a client that ranked in between; the victim learns only at refresh or
+// release.
 //
-// The seed's Java clears the owner ZSET with ZREMRANGEBYLEX and "-inf",
-// which is not a valid lex bound and the wrong key; the book, as here,
-// removes timed-out members of the timeout ZSET by score. Holders refresh
-// every TTL/3, so a hold that approaches the timeout keeps its permit.
+// As in the book, timed-out members are removed from the timeout ZSET by
+// score (ZREMRANGEBYSCORE), and ZINTERSTORE drops them from the owner ZSET.
+// Holders refresh every TTL/3, so a hold that approaches the timeout keeps
+// its permit.
 type semFair struct{ base }
 
 var _ OptionsAcquirer = (*semFair)(nil)

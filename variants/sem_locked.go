@@ -17,7 +17,7 @@ func init() {
 	Register(Info{
 		Name:   "sem-locked",
 		Kind:   KindSemaphore,
-		Source: "seed 000 消除竞争条件 (Redis in Action §6.3.4)",
+		Source: "Redis in Action (Carlson 2013) §6.3.4 Preventing race conditions",
 		Summary: "sem-fair's acquire done while holding a short guard lock (SET NX PX 1s, waited for up to 10 ms, " +
 			"released by Lua compare-and-delete); no guard, no permit (busy)",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true, Renewal: true},
@@ -31,10 +31,9 @@ func init() {
 }
 
 // semLocked removes sem-fair's race by serializing acquires with a lock on
-// the semaphore. The seed's Java takes the TTL-less simple lock with the
-// semaphore's timeout as its acquire timeout; the book, as here, waits only
-// 10 ms for the guard. The guard expires after 1 s, so a client that dies
-// holding it stalls acquires briefly, not forever.
+// the semaphore. As in the book (§6.3.4), the guard is waited for only
+// 10 ms, not the semaphore's timeout. The guard expires after 1 s, so a
+// client that dies holding it stalls acquires briefly, not forever.
 type semLocked struct{ base }
 
 var _ OptionsAcquirer = (*semLocked)(nil)

@@ -203,7 +203,7 @@ func TestSemaphoreClockSkew(t *testing.T) {
 		wantErr   error // of the slow client's acquire
 		rationale string
 	}{
-		{"sem-basic", nil, "the slow clock scores lower and ranks first: it steals the permit (the seed's flaw)"},
+		{"sem-basic", nil, "the slow clock scores lower and ranks first: it steals the permit (the flaw of Redis in Action §6.3.1)"},
 		{"sem-fair", variants.ErrBusy, "the counter, not the clock, ranks"},
 		{"sem-locked", variants.ErrBusy, "the counter, not the clock, ranks"},
 	}

@@ -6,7 +6,7 @@ func init() {
 	Register(Info{
 		Name:         "set-nx-ex",
 		Kind:         KindLock,
-		Source:       "seed 002 §1.3 引入过期时间",
+		Source:       "【Redis应用】分布式锁 §1.3 引入过期时间; Distributed Locks with Redis (redis.io): Correct Implementation with a Single Instance",
 		Summary:      "SET key token NX PX ttl in one command. Release: plain DEL, no owner check",
 		Claims:       Claims{TTL: true},
 		DefaultRetry: "fixed:1ms",
@@ -19,8 +19,8 @@ func init() {
 
 // setNXEXLock sets the lock and its expiry atomically, but releases by plain
 // DEL: a holder whose lease expired deletes whoever holds the lock now. The
-// seed gives no retry pause; lockbench uses the book's 1 ms so the designs
-// compare on the same footing.
+// article (【Redis应用】分布式锁 §1.3) gives no retry pause; lockbench uses
+// Redis in Action's 1 ms (§6.2.3) so the designs compare on the same footing.
 type setNXEXLock struct {
 	base
 	releaseDel func(ctx context.Context, key, token string) error // release, bound once

@@ -6,7 +6,7 @@ func init() {
 	Register(Info{
 		Name:   "setnx-expire",
 		Kind:   KindLock,
-		Source: "seed 000 带有超时限制特性的锁 (Redis in Action §6.2.5)",
+		Source: "Redis in Action (Carlson 2013) §6.2.5 Locks with timeouts",
 		Summary: "SETNX then PEXPIRE as two commands; a waiter that finds the lock without " +
 			"expiry (PTTL -1, holder died between the two) sets it. Release as simple",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
@@ -18,11 +18,11 @@ func init() {
 	}, func(cfg Config) (Lock, error) { return &setnxExpireLock{base: newBase(cfg)}, nil })
 }
 
-// setnxExpireLock is the book's lock with a timeout. The seed's Java sleeps
-// 1 s between tries and sets the TTL in whole seconds; here the pause is the
-// retry policy (1 ms, as the book) and the TTL is set in milliseconds
-// (PEXPIRE, PTTL) so that --ttl means the same for every variant. The
-// book's Python tested `not ttl`, which misses -1; the test here is == -1.
+// setnxExpireLock is the book's lock with a timeout (Redis in Action
+// §6.2.5). The pause between tries is the retry policy (1 ms, as the book)
+// and the TTL is set in milliseconds (PEXPIRE, PTTL), not whole seconds, so
+// that --ttl means the same for every variant. The book's Python tests
+// `not ttl`, which misses -1; the test here is == -1.
 type setnxExpireLock struct{ base }
 
 var _ Lock = (*setnxExpireLock)(nil)

@@ -9,7 +9,7 @@ func init() {
 	Register(Info{
 		Name:   "simple",
 		Kind:   KindLock,
-		Source: "seed 000 简易锁 (Redis in Action §6.2.3)",
+		Source: "Redis in Action (Carlson 2013) §6.2.3 Building a lock in Redis",
 		Summary: "SETNX key token, retried with a pause until the acquire timeout; no expiry. " +
 			"Release: WATCH, GET, compare, MULTI/DEL/EXEC, retried when EXEC aborts",
 		Claims:       Claims{OwnerCheckedRelease: true, AtomicRelease: true},
@@ -18,10 +18,10 @@ func init() {
 	}, func(cfg Config) (Lock, error) { return &simpleLock{base: newBase(cfg)}, nil })
 }
 
-// simpleLock is the book's simple lock. The seed's Java spins on SETNX with
-// no pause and sleeps once after the loop; the book's loop, implemented
-// here, pauses about 1 ms between tries (the retry policy). A crashed holder
-// leaves the lock held forever.
+// simpleLock is the book's simple lock (Redis in Action §6.2.3). A loop
+// that spins on SETNX without pausing would measure its own spinning; the
+// book's loop, implemented here, pauses about 1 ms between tries (the retry
+// policy). A crashed holder leaves the lock held forever.
 type simpleLock struct{ base }
 
 var _ Lock = (*simpleLock)(nil)

@@ -32,14 +32,16 @@ func init() {
 	Register(Info{
 		Name: "wait-replicas",
 		Kind: KindLock,
-		Source: "the Redis WAIT command; the failover gap of seed 002 §1.7 (a master fails before " +
-			"replicating the lock key) and the Redis distributed-locks page",
+		Source: "the Redis WAIT command; the failover gap of 【Redis应用】分布式锁 §1.7 (a master fails before " +
+			"replicating the lock key) and of Distributed Locks with Redis (redis.io): Why Failover-based Implementations Are Not Enough",
 		Summary: "lua-release that waits for a replica: SET key token NX PX ttl, then WAIT 1 timeout " +
 			"(TTL/10, 1ms-50ms) on the same dedicated connection, when the master has a replica (ROLE, " +
 			"asked once a second). An acquisition no replica acknowledged is kept and counted (unacked), " +
 			"or with --wait-strict released and tried again. Release: Lua compare-and-delete",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true},
 		DefaultRetry: "fixed:1ms",
+
+		ClientMemoryKiB: map[string]int64{LibRueidis: 72, LibGoRedis: 56},
 	}, func(cfg Config) (Lock, error) {
 		timeout := min(max(cfg.TTL/10, time.Millisecond), waitTimeoutMax)
 		return &waitReplicasLock{

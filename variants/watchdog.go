@@ -14,7 +14,7 @@ func init() {
 	Register(Info{
 		Name:   "watchdog",
 		Kind:   KindLock,
-		Source: "seed 002 §1.6 引入watch dog(看门狗)",
+		Source: "【Redis应用】分布式锁 §1.6 引入watch dog(看门狗); Distributed Locks with Redis (redis.io): Making the algorithm more reliable: Extending the lock",
 		Summary: "lua-release plus a renewal loop: every TTL/3 a Lua compare-and-PEXPIRE extends the lease; " +
 			"a failed renewal tells the holder at once (Lost)",
 		Claims:       Claims{TTL: true, OwnerCheckedRelease: true, AtomicRelease: true, Renewal: true},
@@ -25,8 +25,9 @@ func init() {
 
 // watchdogLock renews its lease while it is held, so a short TTL frees the
 // lock of a crashed holder soon while a live holder keeps it as long as it
-// needs. The seed's example renews a 1 s TTL when about 300 ms remain; here
-// the renewal runs every TTL/3, leaving two renewal chances before expiry.
+// needs. The article's example (§1.6) renews a 1 s TTL when about 300 ms
+// remain; here the renewal runs every TTL/3, leaving two renewal chances
+// before expiry.
 type watchdogLock struct{ base }
 
 var (

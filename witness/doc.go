@@ -7,9 +7,9 @@
 // updated only by Lua scripts, so that every entry and exit is atomic and
 // timed by the witness's one clock (TIME): holders in different processes
 // overlap in the witness exactly when they overlap in time. [Oracle] does
-// for a cell what [metrics.Oracle] does in one process — occupancy, time
+// for a cell what [oracle.Memory] does in one process — occupancy, time
 // over the limit, lost updates of the ticket counter, fencing tokens,
-// unavailability — and implements the same interface (workloads.Oracle).
+// unavailability — and implements the same interface ([oracle.Oracle]).
 //
 // The witness is also where the shards meet: [Witness.Meet] holds each
 // shard at a cell's start until all have arrived (and refuses a shard

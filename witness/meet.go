@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 )
 
@@ -104,9 +104,9 @@ func (w *Witness) Done(ctx context.Context, key string, index int) (int, error) 
 // Finish records that shard index is done with o's cell and reads the
 // cell's report: what every shard did, complete when done equals the shard
 // count.
-func (o *Oracle) Finish(ctx context.Context, index int) (rep metrics.OracleReport, done int, err error) {
+func (o *Oracle) Finish(ctx context.Context, index int) (rep oracle.Report, done int, err error) {
 	if done, err = o.w.Done(ctx, o.prefix+"done", index); err != nil {
-		return metrics.OracleReport{}, 0, err
+		return oracle.Report{}, 0, err
 	}
 	rep, err = o.report(ctx)
 	return rep, done, err

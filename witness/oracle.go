@@ -12,6 +12,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 )
 
@@ -32,7 +33,7 @@ var (
 
 // Oracle is a cell's protected resources, kept in the witness: the shards
 // of a run that open it with the same prefix share it. It implements
-// workloads.Oracle, with [metrics.Oracle]'s meaning for every figure, but
+// [oracle.Oracle], with [oracle.Memory]'s meaning for every figure, but
 // times everything with the witness's clock.
 //
 // A call that fails (the witness did not answer in time) is counted, and
@@ -54,8 +55,10 @@ type Oracle struct {
 	errMu    sync.Mutex // guards failures and firstErr
 	failures int64
 	firstErr error
-	last     atomic.Pointer[metrics.OracleReport] // the last report read
+	last     atomic.Pointer[oracle.Report] // the last report read
 }
+
+var _ oracle.Oracle = (*Oracle)(nil)
 
 // Oracle returns the cell's oracle of resources resources under prefix
 // (the run's prefix and the cell's), each admitting limit holders; with
@@ -68,7 +71,7 @@ func (w *Witness) Oracle(prefix string, resources, limit int, rejectStale bool) 
 	for i := range resources {
 		o.keys = append(o.keys, prefix+"r"+strconv.Itoa(i))
 	}
-	o.last.Store(&metrics.OracleReport{})
+	o.last.Store(&oracle.Report{})
 	return o
 }
 
@@ -125,14 +128,14 @@ func (o *Oracle) GaveUpAt(resource int, _ time.Time) { o.GaveUp(resource) }
 // EnterFenced records a holder entering resource with fencing token token
 // (0 for none) and reads the resource's counter. When the witness does not
 // answer, the entry is unwitnessed: its exit is not sent.
-func (o *Oracle) EnterFenced(resource int, token uint64) metrics.Entry {
+func (o *Oracle) EnterFenced(resource int, token uint64) oracle.Entry {
 	reply, err := o.call(enterScript, resource, o.limit, keepSeconds)
 	v, ok := reply.([]any)
 	if err != nil || !ok || len(v) != 3 {
 		if err == nil {
 			o.failed(fmt.Errorf("witness: unexpected enter reply %v", reply))
 		}
-		return metrics.NewEntry(resource, 0, unwitnessed, token)
+		return oracle.NewEntry(resource, 0, unwitnessed, token)
 	}
 	counter, _ := v[0].(int64)
 	epoch, _ := v[1].(int64)
@@ -141,7 +144,7 @@ func (o *Oracle) EnterFenced(resource int, token uint64) metrics.Entry {
 		metrics.RecordMicros(o.handoff, gap)
 		o.handoffMu.Unlock()
 	}
-	return metrics.NewEntry(resource, counter, epoch, token)
+	return oracle.NewEntry(resource, counter, epoch, token)
 }
 
 // unwitnessed is the epoch of an entry the witness did not record.
@@ -149,24 +152,24 @@ const unwitnessed = -1
 
 // Exit writes the holder's update; it reports whether the resource took
 // it (a stale write is refused under rejectStale).
-func (o *Oracle) Exit(e metrics.Entry) bool { return o.leave(e, "exit") }
+func (o *Oracle) Exit(e oracle.Entry) bool { return o.leave(e, "exit") }
 
 // Abandon records that the holder of e left without writing.
-func (o *Oracle) Abandon(e metrics.Entry) { o.leave(e, "abandon") }
+func (o *Oracle) Abandon(e oracle.Entry) { o.leave(e, "abandon") }
 
 // EnterFencedAt, ExitAt and AbandonAt are EnterFenced, Exit and Abandon:
 // the witness times every event with its own clock, and at is ignored.
-func (o *Oracle) EnterFencedAt(resource int, token uint64, _ time.Time) metrics.Entry {
+func (o *Oracle) EnterFencedAt(resource int, token uint64, _ time.Time) oracle.Entry {
 	return o.EnterFenced(resource, token)
 }
 
 // ExitAt is Exit (see EnterFencedAt).
-func (o *Oracle) ExitAt(e metrics.Entry, _ time.Time) bool { return o.Exit(e) }
+func (o *Oracle) ExitAt(e oracle.Entry, _ time.Time) bool { return o.Exit(e) }
 
 // AbandonAt is Abandon (see EnterFencedAt).
-func (o *Oracle) AbandonAt(e metrics.Entry, _ time.Time) { o.Abandon(e) }
+func (o *Oracle) AbandonAt(e oracle.Entry, _ time.Time) { o.Abandon(e) }
 
-func (o *Oracle) leave(e metrics.Entry, how string) bool {
+func (o *Oracle) leave(e oracle.Entry, how string) bool {
 	if e.Epoch() == unwitnessed {
 		return true
 	}
@@ -190,7 +193,7 @@ type entryKey struct {
 // inside it when e's holder left (never, with a limit above 1). Ask it
 // once, after Exit or Abandon of e, as the workload does: the answer comes
 // with the leaving, in the same round trip.
-func (o *Oracle) Intruded(e metrics.Entry) bool {
+func (o *Oracle) Intruded(e oracle.Entry) bool {
 	in, _ := o.intruded.LoadAndDelete(entryKey{e.Resource(), e.Epoch()})
 	return o.limit == "1" && in == true
 }
@@ -198,7 +201,7 @@ func (o *Oracle) Intruded(e metrics.Entry) bool {
 // Report returns what the witness has seen on the cell's resources, from
 // every shard. When the witness does not answer it returns the last report
 // it read.
-func (o *Oracle) Report() metrics.OracleReport {
+func (o *Oracle) Report() oracle.Report {
 	rep, err := o.report(context.Background())
 	if err != nil {
 		o.failed(err)
@@ -207,20 +210,20 @@ func (o *Oracle) Report() metrics.OracleReport {
 	return rep
 }
 
-func (o *Oracle) report(ctx context.Context) (metrics.OracleReport, error) {
+func (o *Oracle) report(ctx context.Context) (oracle.Report, error) {
 	reply, err := o.w.run(ctx, reportScript, o.keys, o.limit)
 	if err != nil {
-		return metrics.OracleReport{}, err
+		return oracle.Report{}, err
 	}
 	v, ok := reply.([]any)
 	if !ok || len(v) != 10 {
-		return metrics.OracleReport{}, fmt.Errorf("witness: unexpected report %v", reply)
+		return oracle.Report{}, fmt.Errorf("witness: unexpected report %v", reply)
 	}
 	n := make([]int64, len(v))
 	for i, x := range v {
 		n[i], _ = x.(int64)
 	}
-	rep := metrics.OracleReport{
+	rep := oracle.Report{
 		Overlaps: n[0], MaxOccupancy: n[1], TimeOverLimit: time.Duration(n[2]) * time.Microsecond,
 		CriticalSections: n[3], Abandoned: n[4], StaleWrites: n[5], RejectedWrites: n[6],
 		Counter: n[7], Holders: n[8], LongestUnavailable: time.Duration(n[9]) * time.Microsecond,

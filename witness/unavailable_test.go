@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
-// The witness times unavailability as metrics.Oracle does: one random
+// The witness times unavailability as oracle.Memory does: one random
 // sequence of the workload's calls — a client starts to wait, gives up,
 // stops waiting and enters, or enters without waiting; a holder exits or
 // abandons; time passes — gives both the same longest unavailability,
@@ -25,9 +25,9 @@ func TestSameUnavailabilityAsInMemoryOracle(t *testing.T) {
 	for _, limit := range []int{1, 2} {
 		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) {
 			const resources = 2
-			mem := metrics.NewOracle(resources, limit)
+			mem := oracle.New(resources, limit)
 			wit := w.Oracle(newPrefix(t), resources, limit, false)
-			type pair struct{ mem, wit metrics.Entry }
+			type pair struct{ mem, wit oracle.Entry }
 			var inside []pair
 			waiting := make([]int, resources)
 			rnd := rand.New(rand.NewPCG(7, uint64(limit)))

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
@@ -65,7 +65,7 @@ func TestOverlapAcrossConnections(t *testing.T) {
 	}
 }
 
-// The witness counts what metrics.Oracle counts: the same random sequence
+// The witness counts what oracle.Memory counts: the same random sequence
 // of waits, entries, exits and abandons, with fencing tokens, gives the
 // same report (times apart), for a lock and for a semaphore, counting and
 // refusing stale writes.
@@ -78,12 +78,12 @@ func TestSameAsInMemoryOracle(t *testing.T) {
 	}{{1, false}, {1, true}, {2, false}} {
 		t.Run(fmt.Sprintf("limit=%d,reject=%v", tc.limit, tc.reject), func(t *testing.T) {
 			const resources = 3
-			mem := metrics.NewOracle(resources, tc.limit)
+			mem := oracle.New(resources, tc.limit)
 			if tc.reject {
 				mem.RejectStaleWrites()
 			}
 			wit := w.Oracle(newPrefix(t), resources, tc.limit, tc.reject)
-			type pair struct{ mem, wit metrics.Entry }
+			type pair struct{ mem, wit oracle.Entry }
 			var inside []pair
 			rnd := rand.New(rand.NewPCG(1, uint64(tc.limit)))
 			token := uint64(0)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -46,7 +47,7 @@ func TestClosedLoopTurnDoesNotAllocate(t *testing.T) {
 					OnAttempt: env.OnAttempt, AtStep: env.AtStep, Note: env.Note,
 				})
 			}
-			oracle := metrics.NewOracle(max(spec.Keys, spec.Clients), 1)
+			oracle := oracle.New(max(spec.Keys, spec.Clients), 1)
 			d, err := newDriver(context.Background(), spec, newLock, oracle)
 			if err != nil {
 				t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -66,7 +66,7 @@ func BenchmarkSetNXEXWithoutRedis(b *testing.B) {
 			return variants.New("set-nx-ex", config(counted, env))
 		}
 		b.ResetTimer()
-		out, err := workloads.Run(context.Background(), spec, newLock, metrics.NewOracle(clients, 1), nil)
+		out, err := workloads.Run(context.Background(), spec, newLock, oracle.New(clients, 1), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

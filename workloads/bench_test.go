@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -41,7 +41,7 @@ func BenchmarkOpenLoopDispatch(b *testing.B) {
 	var took time.Duration
 	before := readUsage()
 	for b.Loop() {
-		out, err := workloads.Run(context.Background(), spec, freeLocks, metrics.NewOracle(64, 1), nil)
+		out, err := workloads.Run(context.Background(), spec, freeLocks, oracle.New(64, 1), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func BenchmarkOpenLoopDispatch(b *testing.B) {
 func BenchmarkOpenLoopPacing(b *testing.B) {
 	spec := workloads.Spec{Clients: 50, Keys: 64, Rate: 20000, Duration: 10 * time.Second}
 	for b.Loop() {
-		out, err := workloads.Run(context.Background(), spec, freeLocks, metrics.NewOracle(64, 1), nil)
+		out, err := workloads.Run(context.Background(), spec, freeLocks, oracle.New(64, 1), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func BenchmarkTenThousandClients(b *testing.B) {
 	think, _ := workloads.ParseDistribution("10ms")
 	spec := workloads.Spec{Clients: 10000, Keys: 1000, Hold: hold, Think: think, Duration: 2 * time.Second}
 	for b.Loop() {
-		out, err := workloads.Run(context.Background(), spec, freeLocks, metrics.NewOracle(1000, 1), nil)
+		out, err := workloads.Run(context.Background(), spec, freeLocks, oracle.New(1000, 1), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func BenchmarkClosedLoopLive(b *testing.B) {
 				if fed {
 					spec.Live = &workloads.Live{}
 				}
-				out, err := workloads.Run(context.Background(), spec, freeLocks, metrics.NewOracle(64, 1), nil)
+				out, err := workloads.Run(context.Background(), spec, freeLocks, oracle.New(64, 1), nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/measure"
 )
 
 // maxStepEvents bounds the events kept per step fault: a fraction of many
@@ -19,7 +20,7 @@ const maxStepEvents = 100
 func (d *driver) event(f *clientFault, c *client, action string) {
 	d.eventsMu.Lock()
 	defer d.eventsMu.Unlock()
-	d.events = append(d.events, faults.Event{AtS: time.Since(d.measureAt).Seconds(), Fault: f.String(),
+	d.events = append(d.events, measure.FaultEvent{AtS: time.Since(d.measureAt).Seconds(), Fault: f.String(),
 		Action: action, Node: "client-" + strconv.Itoa(c.index)})
 }
 

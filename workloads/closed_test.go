@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -59,7 +59,7 @@ func mustDist(t *testing.T, s string) workloads.Distribution {
 
 func TestRunStopsAfterOps(t *testing.T) {
 	spec := workloads.Spec{Clients: 4, Keys: 2, Hold: mustDist(t, "100us"), Ops: 200}
-	oracle := metrics.NewOracle(2, 1)
+	oracle := oracle.New(2, 1)
 	out, err := workloads.Run(context.Background(), spec, memLocks(), oracle, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestRunStopsAfterOps(t *testing.T) {
 func TestRunKeepsWarmupApart(t *testing.T) {
 	spec := workloads.Spec{Clients: 2, Keys: 4, Hold: mustDist(t, "200us"), Warmup: 100 * time.Millisecond, Duration: 150 * time.Millisecond}
 	measuring := false
-	out, err := workloads.Run(context.Background(), spec, memLocks(), metrics.NewOracle(4, 1), func() { measuring = true })
+	out, err := workloads.Run(context.Background(), spec, memLocks(), oracle.New(4, 1), func() { measuring = true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestRunInterrupted(t *testing.T) {
 	defer cancel()
 	spec := workloads.Spec{Clients: 3, Hold: mustDist(t, "10s"), Duration: time.Hour}
 	began := time.Now()
-	out, err := workloads.Run(ctx, spec, memLocks(), metrics.NewOracle(1, 1), nil)
+	out, err := workloads.Run(ctx, spec, memLocks(), oracle.New(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -85,7 +86,7 @@ func BenchmarkOpenLoopCycle(b *testing.B) {
 				var acquisitions int64
 				before := readUsage()
 				for b.Loop() {
-					out, err := workloads.Run(b.Context(), spec, newLock, metrics.NewOracle(cycleClients, 1), nil)
+					out, err := workloads.Run(b.Context(), spec, newLock, oracle.New(cycleClients, 1), nil)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -101,10 +102,10 @@ func BenchmarkOpenLoopCycle(b *testing.B) {
 // benchBare runs b.N cycles on the library under conn directly: the bare
 // loop that lockbench calibrate runs too.
 func benchBare(b *testing.B, conn clients.Client, prefix string) {
-	spec := workloads.BareSpec{Clients: cycleClients, Prefix: prefix, Release: workloads.BareCompareAndDelete, Ops: int64(b.N)}
+	spec := calibrate.BareSpec{Clients: cycleClients, Prefix: prefix, Release: calibrate.BareCompareAndDelete, Ops: int64(b.N)}
 	before := readUsage()
 	b.ResetTimer()
-	out, err := workloads.BareLoop(b.Context(), conn, spec)
+	out, err := calibrate.BareLoop(b.Context(), conn, spec)
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)
@@ -160,7 +161,7 @@ func benchHarness(b *testing.B, variant string, conn clients.Client, prefix stri
 	newLock := cycleLocks(variant, conn, prefix)
 	before := readUsage()
 	b.ResetTimer()
-	out, err := workloads.Run(b.Context(), spec, newLock, metrics.NewOracle(cycleClients, 1), nil)
+	out, err := workloads.Run(b.Context(), spec, newLock, oracle.New(cycleClients, 1), nil)
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

@@ -9,9 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/history"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 )
 
@@ -37,14 +38,14 @@ const (
 // and returns what it measured. Every lease taken is released before Run
 // returns. atMeasure, when not nil, is called once when the measured phase
 // starts.
-func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasure func()) (Outcome, error) {
+func Run(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle, atMeasure func()) (Outcome, error) {
 	if err := spec.Validate(); err != nil {
 		return Outcome{}, err
 	}
 	if len(spec.Stages) > 0 {
 		spec.Duration = StagesDuration(spec.Stages)
 	}
-	d, err := newDriver(ctx, spec, newLock, oracle)
+	d, err := newDriver(ctx, spec, newLock, o)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -55,7 +56,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 		}
 	}
 	d.begin()
-	spec.Live.attach(oracle)
+	spec.Live.attach(o)
 
 	// The end is a cancel, not a context deadline: a client library that
 	// turns a deadline into a socket timeout would report the commands in
@@ -108,7 +109,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 	out := Outcome{
 		Measured:     metrics.Merge(d.measured, perClient),
 		Warmup:       metrics.Merge(d.warm, nil),
-		Handoff:      oracle.Handoff(),
+		Handoff:      o.Handoff(),
 		Elapsed:      max(end.Sub(d.measureAt), 0),
 		Offered:      d.offered.Load(),
 		Interrupted:  ctx.Err() != nil,
@@ -130,7 +131,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle, atMeasu
 type driver struct {
 	spec      Spec
 	names     []string
-	oracle    Oracle
+	oracle    oracle.Oracle
 	clients   []*client
 	stripes   int                 // the clients' recorders per phase
 	warm      []*metrics.Recorder // per stripe, then the schedule's
@@ -145,7 +146,7 @@ type driver struct {
 	// what they did.
 	clientFaults []*clientFault
 	eventsMu     sync.Mutex
-	events       []faults.Event
+	events       []measure.FaultEvent
 	// hist records the cell's history, nil for none; histGate closes it
 	// to renewals once it is taken; margins are the stripes' margins, nil
 	// when the locks do not expire.
@@ -154,12 +155,12 @@ type driver struct {
 	margins  []*metrics.Margins
 }
 
-func newDriver(ctx context.Context, spec Spec, newLock NewLock, oracle Oracle) (*driver, error) {
+func newDriver(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle) (*driver, error) {
 	spec.Keys = max(spec.Keys, 1)
 	if spec.KeyPerClient {
 		spec.Keys = max(spec.Keys, spec.FirstClient+spec.Clients)
 	}
-	d := &driver{spec: spec, oracle: oracle, clientFaults: newClientFaults(spec.Faults)}
+	d := &driver{spec: spec, oracle: o, clientFaults: newClientFaults(spec.Faults)}
 	for i := range spec.Keys {
 		d.names = append(d.names, LockName(i))
 	}
@@ -246,10 +247,10 @@ func (d *driver) recorder(stripe int, start time.Time) *metrics.Recorder {
 // sampleOracle reads the oracle at the end of every second of the measured
 // phase, until ctx ends, and sends the samples: new overlaps in the second
 // and the holders at its end.
-func (d *driver) sampleOracle(ctx context.Context) <-chan []metrics.Second {
-	out := make(chan []metrics.Second, 1)
+func (d *driver) sampleOracle(ctx context.Context) <-chan []measure.Second {
+	out := make(chan []measure.Second, 1)
 	go func() {
-		var samples []metrics.Second
+		var samples []measure.Second
 		var before int64
 		next := d.measureAt
 		for {
@@ -263,7 +264,7 @@ func (d *driver) sampleOracle(ctx context.Context) <-chan []metrics.Second {
 			case <-t.C:
 			}
 			rep := d.oracle.Report()
-			samples = append(samples, metrics.Second{T: len(samples), Overlaps: rep.Overlaps - before, Holders: rep.Holders})
+			samples = append(samples, measure.Second{T: len(samples), Overlaps: rep.Overlaps - before, Holders: rep.Holders})
 			before = rep.Overlaps
 		}
 	}()
@@ -271,10 +272,10 @@ func (d *driver) sampleOracle(ctx context.Context) <-chan []metrics.Second {
 }
 
 // withOracle adds the oracle's samples to a series.
-func withOracle(series, samples []metrics.Second) []metrics.Second {
+func withOracle(series, samples []measure.Second) []measure.Second {
 	for i, s := range samples {
 		if i == len(series) {
-			series = append(series, metrics.Second{T: i})
+			series = append(series, measure.Second{T: i})
 		}
 		series[i].Overlaps, series[i].Holders = s.Overlaps, s.Holders
 	}
@@ -361,7 +362,7 @@ func (c *client) note(name string) { c.d.recorder(c.stripe, time.Now()).Note(nam
 // attempt counts a try at acquiring; the lock calls it from Acquire. Only
 // a busy try is counted in the per-second series, so only it reads the
 // clock; the first busy try of an acquire starts the client's wait for
-// the resource (Oracle.Waiting).
+// the resource (oracle.Oracle.Waiting).
 func (c *client) attempt(err error) {
 	if err != nil && isBusy(err) {
 		at := c.d.now()

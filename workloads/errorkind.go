@@ -26,8 +26,8 @@ const (
 // for the recorder: a Redis error reply by its prefix (the reply is the
 // sample), else by what went wrong on the connection. It walks err's
 // chain without allocating. err is not nil.
-func failureOf(err error) metrics.Failure {
-	f := metrics.Failure{Kind: ErrorKindOther, Err: err}
+func failureOf(err error) metrics.ClientError {
+	f := metrics.ClientError{Kind: ErrorKindOther, Err: err}
 	if msg, ok := serverReply(err); ok {
 		f.Kind, f.Message = redisPrefix(msg), msg
 		return f

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -58,7 +58,7 @@ func TestFencedWrites(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := workloads.Spec{Clients: 4, Keys: 1, Hold: mustDist(t, "uniform:100us-2ms"), Duration: 200 * time.Millisecond}
-			oracle := metrics.NewOracle(1, 1)
+			oracle := oracle.New(1, 1)
 			if tc.reject {
 				oracle.RejectStaleWrites()
 			}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/history"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -43,7 +43,7 @@ func BenchmarkHistoryCost(b *testing.B) {
 			newLock := cycleLocks(tc.variant, conn, "lbbench:history:"+tc.name+":")
 			before := readUsage()
 			b.ResetTimer()
-			out, err := workloads.Run(b.Context(), spec, newLock, metrics.NewOracle(clientCount, 1), nil)
+			out, err := workloads.Run(b.Context(), spec, newLock, oracle.New(clientCount, 1), nil)
 			b.StopTimer()
 			if err != nil {
 				b.Fatal(err)

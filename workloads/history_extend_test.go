@@ -8,7 +8,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/linearize"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -41,7 +41,7 @@ func TestHistoryRecordsRenewals(t *testing.T) {
 		t.Run(tc.variant, func(t *testing.T) {
 			spec := tc.spec
 			spec.Hold, spec.Duration, spec.HistoryEvents = mustDist(t, "600ms"), 1500*time.Millisecond, 1<<16
-			oracle := metrics.NewOracle(spec.Keys, tc.limit)
+			oracle := oracle.New(spec.Keys, tc.limit)
 			newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
 				return variants.New(tc.variant, variants.Config{Conn: conn, Prefix: "lbtest:extend:" + tc.variant + ":",
 					TTL: ttl, Limit: tc.limit, OnAttempt: env.OnAttempt, AtStep: env.AtStep})
@@ -80,7 +80,7 @@ func TestHistoryRecordsContendedRenewals(t *testing.T) {
 	t.Cleanup(conn.Close)
 	const ttl, limit = 240 * time.Millisecond, 2
 	spec := workloads.Spec{Clients: 4, Keys: 1, Hold: mustDist(t, "600ms"), Duration: 1500 * time.Millisecond, HistoryEvents: 1 << 20}
-	oracle := metrics.NewOracle(1, limit)
+	oracle := oracle.New(1, limit)
 	newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
 		return variants.New("sem-fair", variants.Config{Conn: conn, Prefix: "lbtest:extend:contended:",
 			TTL: ttl, Limit: limit, OnAttempt: env.OnAttempt, AtStep: env.AtStep})

@@ -8,7 +8,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/linearize"
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -36,7 +36,7 @@ func TestHistoryOfACell(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec
 			spec.FirstClient, spec.HistoryEvents, spec.Warmup = 3, 1<<20, 50*time.Millisecond
-			oracle := metrics.NewOracle(max(spec.Keys, 1), 1)
+			oracle := oracle.New(max(spec.Keys, 1), 1)
 			newLock := func(env workloads.ClientEnv) (variants.Lock, error) {
 				return variants.New(tc.variant, variants.Config{Conn: conn, Prefix: "lbtest:history:" + tc.name + ":", OnAttempt: env.OnAttempt, AtStep: env.AtStep})
 			}
@@ -85,7 +85,7 @@ func TestHistoryOfACell(t *testing.T) {
 // A full history drops what comes after and says so.
 func TestHistoryIsBounded(t *testing.T) {
 	spec := workloads.Spec{Clients: 2, Keys: 1, Ops: 200, HistoryEvents: 100}
-	out, err := workloads.Run(context.Background(), spec, memLocks(), metrics.NewOracle(1, 1), nil)
+	out, err := workloads.Run(context.Background(), spec, memLocks(), oracle.New(1, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestHistoryIsBounded(t *testing.T) {
 	if err := h.Validate(); err != nil {
 		t.Error(err)
 	}
-	if out, _ := workloads.Run(context.Background(), workloads.Spec{Clients: 1, Ops: 5}, memLocks(), metrics.NewOracle(1, 1), nil); out.History != nil {
+	if out, _ := workloads.Run(context.Background(), workloads.Spec{Clients: 1, Ops: 5}, memLocks(), oracle.New(1, 1), nil); out.History != nil {
 		t.Error("a history without HistoryEvents")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"sync/atomic"
 	"time"
+
+	"github.com/lockbench/lockbench/oracle"
 )
 
 // liveSubBuckets is how many buckets each power of two of the live latency
@@ -24,7 +26,7 @@ const (
 // Spec.Live to have a run feed one.
 type Live struct {
 	shards [liveShards]LiveShard
-	oracle atomic.Pointer[Oracle]
+	oracle atomic.Pointer[oracle.Oracle]
 }
 
 // liveShards is how many shards a Live has: as many as a cell's stripes
@@ -144,7 +146,7 @@ func liveBucket(us int64) int {
 }
 
 // attach makes the oracle's overlaps part of the snapshots.
-func (l *Live) attach(o Oracle) {
+func (l *Live) attach(o oracle.Oracle) {
 	if l != nil {
 		l.oracle.Store(&o)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 )
 
@@ -93,7 +93,7 @@ func TestLiveFedByRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Outcome, 1)
 	go func() {
-		out, err := Run(ctx, spec, newLock, metrics.NewOracle(4, 1), nil)
+		out, err := Run(ctx, spec, newLock, oracle.New(4, 1), nil)
 		if err != nil {
 			t.Error(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/history"
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -176,7 +177,7 @@ type Outcome struct {
 	ClockOffsets []time.Duration
 	// FaultEvents are what the client faults did, timed from the start of
 	// the measured phase.
-	FaultEvents []faults.Event
+	FaultEvents []measure.FaultEvent
 	// History is the cell's history, warm-up included (Spec.HistoryEvents);
 	// nil without one.
 	History *history.History

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/metrics"
+	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
@@ -28,12 +28,12 @@ func (l failFastLock) Acquire(ctx context.Context, name string) (variants.Lease,
 
 // countingOracle counts the waits the workload reports.
 type countingOracle struct {
-	*metrics.Oracle
+	*oracle.Memory
 	waits, stops atomic.Int64
 }
 
-func (o *countingOracle) WaitingAt(r int, at time.Time) { o.waits.Add(1); o.Oracle.WaitingAt(r, at) }
-func (o *countingOracle) GaveUpAt(r int, at time.Time)  { o.stops.Add(1); o.Oracle.GaveUpAt(r, at) }
+func (o *countingOracle) WaitingAt(r int, at time.Time) { o.waits.Add(1); o.Memory.WaitingAt(r, at) }
+func (o *countingOracle) GaveUpAt(r int, at time.Time)  { o.stops.Add(1); o.Memory.GaveUpAt(r, at) }
 
 // The workload tells the oracle a client waits from its first busy try,
 // and that it stops, once per wait: a client that finds the lock free
@@ -86,7 +86,7 @@ func TestWaitsTheOracleHears(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			oracle := &countingOracle{Oracle: metrics.NewOracle(1, 1)}
+			oracle := &countingOracle{Memory: oracle.New(1, 1)}
 			out, err := workloads.Run(context.Background(), tc.spec, tc.newLock, oracle, nil)
 			if err != nil {
 				t.Fatal(err)

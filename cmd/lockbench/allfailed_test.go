@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -56,7 +56,7 @@ func TestEveryCellFailedOutOfMemory(t *testing.T) {
 	if !strings.Contains(stdout, " OOM (OOM command not allowed") {
 		t.Errorf("the table's notes do not name the OOM errors:\n%s", stdout)
 	}
-	rec, err := results.Load(out)
+	rec, err := record.Load(out)
 	if err != nil {
 		t.Fatalf("the record: %v", err)
 	}

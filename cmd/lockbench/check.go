@@ -76,7 +76,13 @@ func checkHistories(o checkOptions, view history.View, stdout io.Writer) error {
 		if err != nil {
 			return usagef("%s: %w", o.paths[i], err)
 		}
-		printVerdict(stdout, o.paths[i], h, res)
+		what := o.paths[i]
+		if h.Meta.Cell != "" {
+			what += " (" + h.Meta.Cell + ")"
+		}
+		if err := res.WriteVerdict(stdout, what); err != nil {
+			return err
+		}
 		if res.Verdict != linearize.NotLinearizable {
 			continue
 		}
@@ -118,37 +124,4 @@ func drawingPath(out, path string, several bool) string {
 		return filepath.Join(out, name)
 	}
 	return out
-}
-
-// printVerdict prints a history's verdict: one line, and for a history
-// that is not linearizable its window's operations.
-func printVerdict(w io.Writer, path string, h *history.History, res *linearize.Result) {
-	what := path
-	if h.Meta.Cell != "" {
-		what += " (" + h.Meta.Cell + ")"
-	}
-	cut := ""
-	if res.Cut {
-		cut = ", cut: the verdict is about its prefix"
-	}
-	fmt.Fprintf(w, "%s: %s (%s, limit %d: %d operations on %d keys, %d segments, %v%s)\n", what, res.Verdict, res.View,
-		res.Limit, res.Steps, res.Keys, res.Segments, res.Elapsed.Round(time.Microsecond), cut)
-	if res.Window == nil {
-		return
-	}
-	win := res.Window
-	fmt.Fprintf(w, "  shortest window: %s, %d leases of clients %v, %v to %v; %d failing segments on %s\n", win.Key,
-		len(win.Leases), win.Processes, time.Duration(win.From), time.Duration(win.To), res.FailingSegments,
-		strings.Join(res.FailingKeys, ", "))
-	for _, op := range win.Ops {
-		fmt.Fprintf(w, "    %s  call %v return %s\n", op, time.Duration(op.Call), returned(op))
-	}
-}
-
-// returned is an operation's return time, "?" when it has none.
-func returned(op history.Operation) string {
-	if op.Pending() {
-		return "?"
-	}
-	return time.Duration(op.Return).String()
 }

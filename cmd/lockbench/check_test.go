@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // run --history writes each cell's history as JSON lines and EDN, and with
@@ -27,11 +27,11 @@ func TestRunHistoryAndCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec results.Record
+	var rec record.Record
 	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"lua-release": results.VerdictNotLinearizable, "watchdog": results.VerdictLinearizable}
+	want := map[string]string{"lua-release": record.VerdictNotLinearizable, "watchdog": record.VerdictLinearizable}
 	for _, c := range rec.Cells {
 		h := c.History
 		if h == nil || h.Check == nil || h.Events == 0 || h.Cut {

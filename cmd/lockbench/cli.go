@@ -10,8 +10,13 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/outputs"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/runner"
+	"github.com/lockbench/lockbench/soak"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/witness"
 )
@@ -33,6 +38,13 @@ var (
 	errNothingMeasured = fmt.Errorf("%w before anything was measured: no record written", errInterrupted)
 	errThresholds      = errors.New("thresholds failed")
 )
+
+// thresholdsFailed is a library's error that counts as failed
+// thresholds (exit 1): its message alone.
+type thresholdsFailed struct{ err error }
+
+func (e thresholdsFailed) Error() string   { return e.err.Error() }
+func (e thresholdsFailed) Unwrap() []error { return []error{errThresholds, e.err} }
 
 // usageError is bad input: its message names the flag and what it accepts.
 type usageError struct{ err error }
@@ -152,7 +164,7 @@ func exitStatus(err error, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "lockbench: "+strings.ReplaceAll(err.Error(), "\n", " "))
-	if errors.Is(err, errInterrupted) {
+	if errors.Is(err, errInterrupted) || errors.Is(err, runner.ErrInterrupted) {
 		return exitInterrupted
 	}
 	if errors.Is(err, errThresholds) {
@@ -161,7 +173,8 @@ func exitStatus(err error, stderr io.Writer) int {
 	var ue usageError
 	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) ||
 		errors.Is(err, faults.ErrBadFault) || errors.Is(err, witness.ErrSameServer) || errors.Is(err, witness.ErrPlanMismatch) ||
-		errors.Is(err, witness.ErrArrivedTwice) {
+		errors.Is(err, witness.ErrArrivedTwice) || errors.Is(err, calibrate.ErrBadOptions) ||
+		errors.Is(err, plan.ErrMemory) || errors.Is(err, outputs.ErrUnwritable) || errors.Is(err, soak.ErrBadOptions) {
 		return exitUsage
 	}
 	return exitRunFailed

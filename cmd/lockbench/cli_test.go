@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -197,7 +197,7 @@ func TestRunAgainstTarget(t *testing.T) {
 	if got := strings.Count(stdout, "\n"); got != 5 {
 		t.Errorf("csv has %d lines, want header + 4 cells:\n%s", got, stdout)
 	}
-	rec, err := results.Load(out)
+	rec, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

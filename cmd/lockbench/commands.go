@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
 )
 
@@ -43,7 +43,7 @@ var commands = []command{{
 		"and client count, and prints one table: throughput, acquire latency, Redis commands per acquisition, " +
 		"fairness, and the violations of mutual exclusion an oracle counted. Without --topology, --target, " +
 		"--cluster or --sentinel it starts a redis-server of its own on a free loopback port. The record is " +
-		"saved (default " + results.DefaultDir + "/<run-id>.json). Flags given beside --scenario override its settings.\n" +
+		"saved (default " + record.DefaultDir + "/<run-id>.json). Flags given beside --scenario override its settings.\n" +
 		"Exit status: 0 done, 1 a --check failed, 2 bad input, 3 the run failed, 130 interrupted " +
 		"(what was measured is saved).",
 	examples: []example{

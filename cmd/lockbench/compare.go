@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/lockbench/lockbench/compare"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 )
 
 // compareOptions are the flags of lockbench compare.
@@ -26,7 +27,7 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs.StringArrayVar(&o.failOn, "fail-on", nil,
 		"exit status 1 on a regression `RULE`: acquire.p99:+10% (significantly worse by more than 10 %), throughput:-5%, "+
 			"or overlaps:>0 (met by any repetition of the new record) (repeatable)")
-	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(results.Formats, ", "))
+	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(render.Formats, ", "))
 	if help, err := parseWithArgs(fs, args, 2); help || err != nil {
 		if !help && fs.Parsed() && fs.NArg() != 2 {
 			return usagef("compare: give two records, OLD.json NEW.json (got %d)", fs.NArg())
@@ -49,14 +50,14 @@ func compareRecords(o compareOptions, stdout, stderr io.Writer) error {
 		}
 		rules = append(rules, r)
 	}
-	if err := results.CheckFormat(o.format); err != nil {
+	if err := render.CheckFormat(o.format); err != nil {
 		return usagef("--format: %w", err)
 	}
-	oldRec, err := results.Load(o.oldPath)
+	oldRec, err := record.Load(o.oldPath)
 	if err != nil {
 		return usageError{err}
 	}
-	newRec, err := results.Load(o.newPath)
+	newRec, err := record.Load(o.newPath)
 	if err != nil {
 		return usageError{err}
 	}

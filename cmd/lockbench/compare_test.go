@@ -11,7 +11,7 @@ import (
 
 	"github.com/lockbench/lockbench/compare"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -22,11 +22,11 @@ import (
 // throughput, with overlaps in the repetitions listed, and returns its path.
 func syntheticRecord(t *testing.T, name string, throughputs []float64, overlapsIn ...int) string {
 	t.Helper()
-	rec := &results.Record{Schema: results.SchemaVersion, Tool: "lockbench", RunID: name,
-		Config:   results.Config{Repeat: len(throughputs)},
-		Topology: results.TopologyInfo{Name: "local:single", Representative: true}}
+	rec := &record.Record{Schema: record.SchemaVersion, Tool: "lockbench", RunID: name,
+		Config:   record.RunConfig{Repeat: len(throughputs)},
+		Topology: record.TopologyInfo{Name: "local:single", Representative: true}}
 	for i, tp := range throughputs {
-		c := results.Cell{Variant: "lua-release", Client: "rueidis", Topology: "local:single", Clients: 8, Keys: 1, Limit: 1,
+		c := record.Cell{Variant: "lua-release", Client: "rueidis", Topology: "local:single", Clients: 8, Keys: 1, Limit: 1,
 			Repetition: i + 1, ElapsedS: 1, Acquisitions: int64(tp), ThroughputPerS: tp}
 		c.AcquireLatencyUS.P50, c.AcquireLatencyUS.P99 = 150, 2000+float64(i)
 		for _, r := range overlapsIn {
@@ -37,7 +37,7 @@ func syntheticRecord(t *testing.T, name string, throughputs []float64, overlapsI
 		rec.Cells = append(rec.Cells, c)
 	}
 	path := filepath.Join(t.TempDir(), name+".json")
-	if err := results.Save(rec, path); err != nil {
+	if err := record.Save(rec, path); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -61,7 +61,7 @@ func TestCompareExitStatus(t *testing.T) {
 	truncated := writeFile(t, "truncated.json", string(good[:len(good)/2]))
 	notJSON := writeFile(t, "notjson.json", "lockbench was here\n")
 	empty := writeFile(t, "empty.json", "")
-	schema := writeFile(t, "schema.json", strings.Replace(string(good), fmt.Sprintf(`"schema": %d`, results.SchemaVersion), `"schema": 99`, 1))
+	schema := writeFile(t, "schema.json", strings.Replace(string(good), fmt.Sprintf(`"schema": %d`, record.SchemaVersion), `"schema": 99`, 1))
 	missing := filepath.Join(t.TempDir(), "missing.json")
 	other := strings.ReplaceAll(string(good), `"clients": 8`, `"clients": 16`)
 	otherClients := writeFile(t, "clients16.json", other)
@@ -121,7 +121,7 @@ func TestCompareExitStatus(t *testing.T) {
 // realRecord runs lua-release with 8 clients on one lock name, holding it
 // for hold, 5 repetitions of 1 s after 200 ms of warm-up, against addr, and
 // saves the record.
-func realRecord(t *testing.T, addr, hold, path string) *results.Record {
+func realRecord(t *testing.T, addr, hold, path string) *record.Record {
 	t.Helper()
 	d, err := workloads.ParseDistribution(hold)
 	if err != nil {
@@ -140,7 +140,7 @@ func realRecord(t *testing.T, addr, hold, path string) *results.Record {
 			t.Fatalf("repetition %d: %s", c.Repetition, c.Error)
 		}
 	}
-	if err := results.Save(rec, path); err != nil {
+	if err := record.Save(rec, path); err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -165,7 +165,7 @@ func TestCompareRealRuns(t *testing.T) {
 	baseRec := realRecord(t, addr, "1ms", base)
 	sameRec := realRecord(t, addr, "1ms", same)
 	doubledRec := realRecord(t, addr, "2ms", doubled)
-	throughputRow := func(old, new *results.Record) compare.Row {
+	throughputRow := func(old, new *record.Record) compare.Row {
 		rep, err := compare.Compare(old, new, compare.Options{Metrics: []string{"throughput"}})
 		if err != nil {
 			t.Fatal(err)

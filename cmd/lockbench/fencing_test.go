@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -28,7 +28,7 @@ func TestFenceFlagReachesRecord(t *testing.T) {
 		if status != exitOK {
 			t.Fatalf("%v: status %d: %s", tc.flag, status, stderr)
 		}
-		rec, err := results.Load(out)
+		rec, err := record.Load(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestFencingScenarios(t *testing.T) {
 			if _, stderr, status := runCLI(t, "run", "--scenario", name, "--duration", "1500ms", "--out", out); status != exitOK {
 				t.Fatalf("status %d: %s", status, stderr)
 			}
-			rec, err := results.Load(out)
+			rec, err := record.Load(out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestFencingScenarios(t *testing.T) {
 			for i := range rec.Cells {
 				c := &rec.Cells[i]
 				for _, cond := range s.Expect[c.Variant] {
-					if ok, err := results.Check(cond, c); err != nil || !ok {
+					if ok, err := record.Check(cond, c); err != nil || !ok {
 						t.Errorf("%s: %s does not hold (%v): %+v", c.Variant, cond, err, c.Violations)
 					}
 				}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/lockbench/lockbench/history"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 )
 
@@ -49,7 +49,7 @@ func (h historyFlags) options() (*runner.HistoryOptions, error) {
 
 // reportHistories prints where each cell's history went and its verdict,
 // and returns errThresholds when some history is not linearizable.
-func reportHistories(rec *results.Record, stderr io.Writer) error {
+func reportHistories(rec *record.Record, stderr io.Writer) error {
 	failed, checked := 0, 0
 	for _, c := range rec.Cells {
 		h := c.History
@@ -72,7 +72,7 @@ func reportHistories(rec *results.Record, stderr io.Writer) error {
 		}
 		checked++
 		fmt.Fprintf(stderr, "lockbench: history of %s: %s (oracle: %d overlaps)\n", name, describeVerdict(h.Check), c.Violations.Overlaps)
-		if h.Check.Verdict == results.VerdictNotLinearizable {
+		if h.Check.Verdict == record.VerdictNotLinearizable {
 			failed++
 		}
 	}
@@ -93,7 +93,7 @@ func (e notLinearizable) Error() string {
 func (e notLinearizable) Is(target error) bool { return target == errThresholds }
 
 // describeVerdict is a check's verdict with its window, in one line.
-func describeVerdict(c *results.HistoryCheck) string {
+func describeVerdict(c *record.HistoryCheck) string {
 	switch {
 	case c.Error != "":
 		return "not checked: " + c.Error

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -99,7 +99,7 @@ func TestSignalAtAnyPhase(t *testing.T) {
 				t.Errorf("processes left behind: %v", left)
 			}
 			if _, err := os.Stat(out); err == nil {
-				if rec, err := results.Load(out); err != nil || len(rec.Cells) == 0 {
+				if rec, err := record.Load(out); err != nil || len(rec.Cells) == 0 {
 					t.Errorf("the record exists but is not complete: %v", err)
 				}
 			}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -74,7 +74,7 @@ func TestSignalStopsRun(t *testing.T) {
 			if !strings.Contains(stdout.String(), "INTERRUPTED") || !strings.Contains(stdout.String(), "lua-release") {
 				t.Errorf("stdout lacks the interrupted table:\n%s", stdout.String())
 			}
-			rec, err := results.Load(out)
+			rec, err := record.Load(out)
 			if err != nil {
 				t.Fatalf("record: %v", err)
 			}

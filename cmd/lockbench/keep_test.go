@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // Every output path — run's --out, --report and --hlog, sweep's, report's
@@ -129,7 +129,7 @@ func TestRecordKeptWhenSavingFails(t *testing.T) {
 	if !strings.Contains(last, fallbacks[0]) || !strings.Contains(last, out) {
 		t.Errorf("the last line does not name the fallback %s and the --out it replaces: %q", fallbacks[0], last)
 	}
-	rec, err := results.Load(fallbacks[0])
+	rec, err := record.Load(fallbacks[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -98,7 +98,7 @@ func TestInterruptSaysWhatWasSaved(t *testing.T) {
 			if !strings.Contains(last, tc.want) || (tc.saved && !strings.Contains(last, out)) {
 				t.Errorf("last line %q; want it to say %q", last, tc.want)
 			}
-			_, err := results.Load(out)
+			_, err := record.Load(out)
 			if saved := err == nil; saved != tc.saved {
 				t.Errorf("record saved %v (%v), want %v", saved, err, tc.saved)
 			}

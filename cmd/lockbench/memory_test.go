@@ -1,23 +1,22 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/procfs"
+	"github.com/lockbench/lockbench/record"
 )
 
 // A client count whose memory the machine does not have is refused at
 // once, exit 2, in one line naming the estimate and the limit, before a
 // topology starts (no redis-server directory) or a client is made.
 func TestTooManyClientsRefused(t *testing.T) {
-	if _, ok := availableKiB(); !ok {
+	if _, ok := procfs.MemAvailableKiB(); !ok {
 		t.Fatal("no MemAvailable in /proc/meminfo: the check cannot run here")
 	}
 	tmp := t.TempDir()
@@ -64,7 +63,7 @@ func TestMemoryEstimateBoundsRSS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			estimate, _, _ := estimateKiB(p, nil)
+			estimate, _, _ := plan.MemoryKiB(p, nil)
 			out := filepath.Join(t.TempDir(), "run.json")
 			proc := startLockbench(t, bin, t.TempDir(), append([]string{"run", "--out", out}, args...)...)
 			peakKiB := watchPeakRSS(proc)
@@ -82,7 +81,7 @@ func TestMemoryEstimateBoundsRSS(t *testing.T) {
 			// Nor do 10,000 clients make errors of the harness's own: an
 			// uncontended server answers every command well within its
 			// timeouts.
-			rec, err := results.Load(out)
+			rec, err := record.Load(out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,14 +97,14 @@ func TestMemoryEstimateBoundsRSS(t *testing.T) {
 // watchPeakRSS reads proc's VmHWM (KiB) every 10 ms until it exits; the
 // function it returns waits for the last read and gives the highest.
 func watchPeakRSS(proc *lockbenchProc) func() int64 {
-	status := fmt.Sprintf("/proc/%d/status", proc.cmd.Process.Pid)
+	pid := proc.cmd.Process.Pid
 	peak := make(chan int64, 1)
 	go func() {
 		var highest int64
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if kib := vmHWM(status); kib > highest {
+			if kib, _ := procfs.StatusKiB(pid, "VmHWM"); kib > highest {
 				highest = kib
 			}
 			select {
@@ -117,22 +116,4 @@ func watchPeakRSS(proc *lockbenchProc) func() int64 {
 		}
 	}()
 	return func() int64 { return <-peak }
-}
-
-// vmHWM is the VmHWM line of a /proc status file in KiB; 0 when there is
-// none (the process has exited).
-func vmHWM(path string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			if f := strings.Fields(rest); len(f) > 0 {
-				kib, _ := strconv.ParseInt(f[0], 10, 64)
-				return kib
-			}
-		}
-	}
-	return 0
 }

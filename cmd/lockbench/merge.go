@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/outputs"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
+
 	"github.com/lockbench/lockbench/runner"
-	"github.com/lockbench/lockbench/witness"
 )
 
 // runMerge combines the records of the shards of one run (--run-id ID
@@ -20,7 +23,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.StringP("out", "o", "", "the merged record's `FILE` (required)")
 	witnessURL := fs.String("witness", "", "also merge the records the shards of --run-id left in the witness at `URL` (redis://host:port)")
 	runID := fs.String("run-id", "", "the `ID` of the run whose records to take from --witness")
-	format := fs.String("format", "table", "output `FORMAT`: "+strings.Join(results.Formats, ", "))
+	format := fs.String("format", "table", "output `FORMAT`: "+strings.Join(render.Formats, ", "))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,15 +39,15 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if info, err := os.Stat(*out); err == nil && info.IsDir() {
 		return usagef("--out: %s is a directory; give a file (-o merged.json)", *out)
 	}
-	if err := checkOutFile("--out", *out); err != nil {
+	if err := outputs.CheckFile("--out", *out); err != nil {
 		return err
 	}
-	if err := results.CheckFormat(*format); err != nil {
+	if err := render.CheckFormat(*format); err != nil {
 		return usagef("--format: %w", err)
 	}
-	var recs []*results.Record
+	var recs []*record.Record
 	for _, path := range fs.Args() {
-		rec, err := results.Load(path)
+		rec, err := record.Load(path)
 		if err != nil {
 			return usageError{err}
 		}
@@ -64,11 +67,11 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// One shard alone is what is left of a run whose others died.
 		return usagef("merge: give at least two records, or the one shard left of a sharded run (lockbench merge A.json B.json -o merged.json)")
 	}
-	merged, err := results.Merge(recs)
+	merged, err := record.Merge(recs)
 	if err == nil {
 		// After Merge, which says first what else does not fit (another
 		// configuration): only the shards of one run add up to a load.
-		err = results.CheckOneRun(recs)
+		err = record.CheckOneRun(recs)
 	}
 	if err != nil {
 		// Merge counts records from 1; name the files they came from.
@@ -78,35 +81,22 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		n := merged.ShardCount
 		fmt.Fprintf(stderr, "lockbench: merge: shard %d/%d missing: figures cover %d of %d shards\n", i, n, n-len(merged.MissingShards), n)
 	}
-	if err := results.Save(merged, *out); err != nil {
+	if err := record.Save(merged, *out); err != nil {
 		return err
 	}
-	return results.Render(stdout, merged, *format)
+	return render.Render(stdout, merged, *format)
 }
 
 // keptRecords are the records the shards of run runID left in the witness
 // at url.
-func keptRecords(ctx context.Context, url, runID string) ([]*results.Record, error) {
+func keptRecords(ctx context.Context, url, runID string) ([]*record.Record, error) {
 	ep, err := parseWitness(url)
 	if err != nil {
 		return nil, err
 	}
-	w, err := witness.Dial(ctx, ep)
-	if err != nil {
-		return nil, err
+	recs, err := runner.KeptRecords(ctx, ep, url, runID)
+	if errors.Is(err, record.ErrBadRecord) {
+		return nil, usageError{err}
 	}
-	defer w.Close()
-	raw, err := w.Records(ctx, runner.KeyPrefix(runID))
-	if err != nil {
-		return nil, err
-	}
-	var recs []*results.Record
-	for i, data := range raw {
-		rec, err := results.Decode(fmt.Sprintf("%s record %d of run %s", url, i+1, runID), data)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		recs = append(recs, rec)
-	}
-	return recs, nil
+	return recs, err
 }

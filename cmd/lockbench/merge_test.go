@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -36,9 +37,9 @@ func TestMerge(t *testing.T) {
 	if _, stderr, status := runCLI(t, "merge", a, b, "-o", merged); status != exitOK {
 		t.Fatalf("merge: %d %s", status, stderr)
 	}
-	ra, _ := results.Load(a)
-	rb, _ := results.Load(b)
-	rm, err := results.Load(merged)
+	ra, _ := record.Load(a)
+	rb, _ := record.Load(b)
+	rm, err := record.Load(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestMerge(t *testing.T) {
 		ha, _ := metrics.DecodeHistogram(ca.Histograms.Acquire)
 		hb, _ := metrics.DecodeHistogram(cb.Histograms.Acquire)
 		ha.Merge(hb)
-		if want := results.Latency(metrics.Quantiles(ha)); c.AcquireLatencyUS != want {
+		if want := measure.Latency(metrics.Quantiles(ha)); c.AcquireLatencyUS != want {
 			t.Errorf("%s: merged percentiles %+v, want those of the merged histograms %+v", c.Variant, c.AcquireLatencyUS, want)
 		}
 	}
@@ -76,22 +77,22 @@ func TestMerge(t *testing.T) {
 // differs, and writes nothing.
 func TestMergeRefusesSeparateRuns(t *testing.T) {
 	dir := t.TempDir()
-	base, err := results.Load(filepath.Join("..", "..", "results", "baselines", "regress.json"))
+	base, err := record.Load(filepath.Join("..", "..", "results", "baselines", "regress.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	save := func(name string, edit func(r *results.Record)) string {
+	save := func(name string, edit func(r *record.Record)) string {
 		r := *base
 		edit(&r)
 		path := filepath.Join(dir, name)
-		if err := results.Save(&r, path); err != nil {
+		if err := record.Save(&r, path); err != nil {
 			t.Fatal(err)
 		}
 		return path
 	}
-	a := save("a.json", func(r *results.Record) { r.RunID = "run-a" })
-	b := save("b.json", func(r *results.Record) { r.RunID = "run-b" })
-	again := save("again.json", func(r *results.Record) { r.RunID = "run-a" })
+	a := save("a.json", func(r *record.Record) { r.RunID = "run-a" })
+	b := save("b.json", func(r *record.Record) { r.RunID = "run-b" })
+	again := save("again.json", func(r *record.Record) { r.RunID = "run-a" })
 	for _, tc := range []struct {
 		name  string
 		paths []string

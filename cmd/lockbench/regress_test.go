@@ -12,7 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/lockbench/lockbench/compare"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
 )
 
@@ -22,7 +22,7 @@ import (
 // the wrong thing).
 func TestBaselineMatchesSuite(t *testing.T) {
 	t.Chdir("../..")
-	rec, err := results.Load("results/baselines/regress.json")
+	rec, err := record.Load("results/baselines/regress.json")
 	if err != nil {
 		t.Fatalf("%v (record it again: make baseline)", err)
 	}

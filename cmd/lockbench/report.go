@@ -5,8 +5,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/lockbench/lockbench/outputs"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
-	"github.com/lockbench/lockbench/results"
 )
 
 // reportOptions are the flags of lockbench report.
@@ -33,39 +34,34 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if info, err := os.Stat(o.out); err == nil && info.IsDir() {
 		return usagef("--out: %s is a directory; give a file (-o report.html)", o.out)
 	}
-	if err := checkOutFile("--out", o.out); err != nil {
+	if err := outputs.CheckFile("--out", o.out); err != nil {
 		return err
 	}
-	var recs []*results.Record
+	var recs []*record.Record
 	for _, path := range fs.Args() {
 		if info, err := os.Stat(path); err == nil && info.IsDir() {
 			return usagef("report: %s is a directory; give record files (%s/*.json)", path, path)
 		}
-		rec, err := results.Load(path)
+		rec, err := record.Load(path)
 		if err != nil {
 			return usageError{err}
 		}
 		recs = append(recs, rec)
 	}
-	if err := writeReport(o.out, o.title, recs); err != nil {
+	if err := report.WriteFile(o.out, recs, report.Options{Title: o.title}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report of %d record(s) written to %s\n", len(recs), o.out)
 	return nil
 }
 
-// writeReport writes the HTML report of recs to path atomically.
-func writeReport(path, title string, recs []*results.Record) error {
-	return report.WriteFile(path, recs, report.Options{Title: title})
-}
-
 // writeRunReport writes the HTML report of a run's or sweep's record when
 // --report asks for one.
-func writeRunReport(path string, rec *results.Record, stderr io.Writer) error {
+func writeRunReport(path string, rec *record.Record, stderr io.Writer) error {
 	if path == "" {
 		return nil
 	}
-	if err := writeReport(path, "", []*results.Record{rec}); err != nil {
+	if err := report.WriteFile(path, []*record.Record{rec}, report.Options{}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "lockbench: report written to %s\n", path)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -111,7 +111,7 @@ func TestReportEndToEnd(t *testing.T) {
 	browser := chromium(t)
 	ep := topotest.Endpoint(t)
 	dir := t.TempDir()
-	record, fromRun, page := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.html"), filepath.Join(dir, "report.html")
+	recordPath, fromRun, page := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.html"), filepath.Join(dir, "report.html")
 
 	// The console check must be able to fail: a page with an error.
 	broken := filepath.Join(dir, "broken.html")
@@ -123,18 +123,18 @@ func TestReportEndToEnd(t *testing.T) {
 	}
 
 	_, stderr, status := runCLI(t, "run", "--target", "redis://"+ep.Addr, "--variants", "lua-release,set-nx-ex",
-		"--clients", "4", "--duration", "1s", "--warmup", "0", "--out", record, "--report", fromRun)
+		"--clients", "4", "--duration", "1s", "--warmup", "0", "--out", recordPath, "--report", fromRun)
 	if status != exitOK {
 		t.Fatalf("run: status %d: %s", status, stderr)
 	}
 	if !strings.Contains(stderr, "report written to "+fromRun) {
 		t.Errorf("run --report did not say where it wrote the report: %s", stderr)
 	}
-	rec, err := results.Load(record)
+	rec, err := record.Load(recordPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, status := runCLI(t, "report", record, record, "-o", page)
+	stdout, stderr, status := runCLI(t, "report", recordPath, recordPath, "-o", page)
 	if status != exitOK {
 		t.Fatalf("report: status %d: %s", status, stderr)
 	}
@@ -203,13 +203,13 @@ func TestReportVerdictFitsViewport(t *testing.T) {
 	browser := chromium(t)
 	ep := topotest.Endpoint(t)
 	dir := t.TempDir()
-	record, page := filepath.Join(dir, "run.json"), filepath.Join(dir, "report.html")
+	recordPath, page := filepath.Join(dir, "run.json"), filepath.Join(dir, "report.html")
 	_, stderr, status := runCLI(t, "run", "--target", "redis://"+ep.Addr, "--variants", "none,set-nx-ex,lua-release,watchdog",
-		"--clients", "8", "--duration", "1s", "--warmup", "0", "--out", record)
+		"--clients", "8", "--duration", "1s", "--warmup", "0", "--out", recordPath)
 	if status != exitOK {
 		t.Fatalf("run: status %d: %s", status, stderr)
 	}
-	if _, stderr, status := runCLI(t, "report", record, "-o", page); status != exitOK {
+	if _, stderr, status := runCLI(t, "report", recordPath, "-o", page); status != exitOK {
 		t.Fatalf("report: status %d: %s", status, stderr)
 	}
 	html, err := os.ReadFile(page)

@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -15,7 +12,8 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -47,7 +45,7 @@ type runOptions struct {
 	clientGroups   []string
 	scenario       string
 	checks         []string
-	thresholds     []results.Threshold // of checks
+	thresholds     []record.Threshold // of checks
 	repeat         int
 	format         string
 	table          tableFlags
@@ -84,7 +82,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	o.register(fs)
 	fs.StringVar(&o.runID, "run-id", "", "the `ID` of the run, naming its keys (lockbench:<run-id>:) and its record: 1-64 of A-Z a-z 0-9 . _ - (default: start time and a random suffix)")
 	fs.StringVar(&o.shard, "shard", "", "run shard `i/N` (1/3): this process's share of each cell's clients, or of the offered rate; needs --run-id, the same in every shard (see lockbench merge)")
-	fs.StringVar(&o.witness, "witness", "", "keep the oracle in a Redis of its own at `URL` (redis://host:port), never one under test: the shards of a run are checked together there, meet there before each cell and leave their records there for merge; password from $"+witnessPasswordEnv)
+	fs.StringVar(&o.witness, "witness", "", "keep the oracle in a Redis of its own at `URL` (redis://host:port), never one under test: the shards of a run are checked together there, meet there before each cell and leave their records there for merge; password from $"+runner.WitnessPasswordEnv)
 	fs.BoolVar(&o.overwrite, "overwrite", false, "replace a record of the same run id already at --out (default: refuse, before the run)")
 	fs.DurationVar(&o.shardWait, "shard-wait", runner.DefaultShardWait, "how long a shard waits at the witness for the others before the first cell (later cells: at most 30s); then it starts without them")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write this process's CPU profile over the run to `FILE`, for go tool pprof")
@@ -109,10 +107,6 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	return o, p, false, err
 }
 
-// witnessPasswordEnv is the environment variable the witness's password is
-// read from.
-const witnessPasswordEnv = "LOCKBENCH_WITNESS_PASSWORD"
-
 // witnessAt parses --witness: nil without one.
 func (o runOptions) witnessAt() (*topologies.Endpoint, error) {
 	if o.shardWait <= 0 {
@@ -125,30 +119,22 @@ func (o runOptions) witnessAt() (*topologies.Endpoint, error) {
 	return &ep, err
 }
 
-// parseWitness parses a --witness URL; its password comes from
-// $LOCKBENCH_WITNESS_PASSWORD.
+// parseWitness parses a --witness URL; its errors are bad input.
 func parseWitness(raw string) (topologies.Endpoint, error) {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			return topologies.Endpoint{}, usagef("--witness: a password in the URL would show in the process list: give it in $%s", witnessPasswordEnv)
-		}
-	}
-	ep, err := topologies.ParseTarget(raw, false)
+	ep, err := runner.ParseWitness(raw)
 	if err != nil {
 		return ep, usagef("--witness: %w", err)
 	}
-	ep.Password = os.Getenv(witnessPasswordEnv)
 	return ep, nil
 }
-
-// runIDPattern is what --run-id accepts: it names keys and a file.
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // sharding checks --run-id and --shard against the plan p and returns the
 // shard, nil for the whole load.
 func (o runOptions) sharding(p plan.Plan) (*workloads.Shard, error) {
-	if o.runID != "" && !runIDPattern.MatchString(o.runID) {
-		return nil, usagef("--run-id: %q is not a run id (1 to 64 of A-Z a-z 0-9 . _ -)", o.runID)
+	if o.runID != "" {
+		if err := runner.CheckRunID(o.runID); err != nil {
+			return nil, usagef("--run-id: %w", err)
+		}
 	}
 	if o.shard == "" {
 		return nil, nil
@@ -160,13 +146,8 @@ func (o runOptions) sharding(p plan.Plan) (*workloads.Shard, error) {
 	if o.runID == "" {
 		return nil, usagef("--shard: needs --run-id ID, the same for every shard, so that the shards share keys and one run id")
 	}
-	for _, n := range p.Clients {
-		if shard.Clients(n) == 0 {
-			return nil, usagef("--shard %s gets no client of --clients %d (give at least %d clients)", shard, n, shard.Count)
-		}
-	}
-	if ops := p.Workload.Ops; ops > 0 && shard.Ops(ops) == 0 {
-		return nil, usagef("--shard %s gets no acquisition of --ops %d (give at least %d)", shard, ops, shard.Count)
+	if err := plan.CheckShard(p, shard); err != nil {
+		return nil, usageError{err}
 	}
 	return &shard, nil
 }
@@ -201,11 +182,11 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 		"which network faults' sides name: --fault 'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s'")
 	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
 	fs.IntVar(&o.repeat, "repeat", plan.DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
-	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(results.Formats, ", "))
+	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(render.Formats, ", "))
 	fs.StringVar(&o.table.columns, "columns", "", "table columns by `NAMES`, comma-separated (--columns list names them)")
 	fs.BoolVar(&o.table.wide, "wide", false, "table: every column")
 	fs.StringArrayVar(&o.checks, "check", nil, "a threshold `RULE` every cell must meet, else exit status 1: acquire.p99<5ms, overlaps==0, throughput>=1000 (repeatable)")
-	fs.StringVar(&o.out, "out", "", "the record `FILE` (default "+results.DefaultDir+"/<run-id>.json)")
+	fs.StringVar(&o.out, "out", "", "the record `FILE` (default "+record.DefaultDir+"/<run-id>.json)")
 	fs.StringVar(&o.report, "report", "", "also write the record as a self-contained HTML report with charts to `FILE` (as lockbench report), interrupted runs too")
 	o.live.register(fs)
 	fs.StringVar(&o.hlog, "hlog", "", "also write each cell's acquire latency into `DIR` as an HdrHistogram interval log (1 s intervals, µs: HistogramLogProcessor -outputValueUnitRatio 1)")
@@ -226,7 +207,7 @@ func (o *runOptions) plan(changed func(flag string) bool) (plan.Plan, error) {
 // one), the overrides of the flags given, and run's own --format and
 // --check.
 func (o *runOptions) settings(changed func(flag string) bool) (s *plan.Scenario, ov plan.Overrides, err error) {
-	if err := results.CheckFormat(o.format); err != nil {
+	if err := render.CheckFormat(o.format); err != nil {
 		return nil, ov, usagef("--format: %w", err)
 	}
 	if o.thresholds, err = parseChecks(o.checks); err != nil {
@@ -278,10 +259,10 @@ func (o *runOptions) overrides(changed func(flag string) bool) (plan.Overrides, 
 }
 
 // parseChecks parses the thresholds of --check.
-func parseChecks(checks []string) ([]results.Threshold, error) {
-	var thresholds []results.Threshold
+func parseChecks(checks []string) ([]record.Threshold, error) {
+	var thresholds []record.Threshold
 	for _, c := range checks {
-		t, err := results.ParseThreshold(c)
+		t, err := record.ParseThreshold(c)
 		if err != nil {
 			return nil, usagef("--check: %w", err)
 		}
@@ -331,7 +312,7 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	defer lv.stop()
+	defer lv.Stop()
 	shard, err := o.sharding(p) // checked with the flags
 	if err != nil {
 		return err
@@ -348,18 +329,18 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		RunID: o.runID, History: histories,
 		Shard: shard, Witness: at, ShardWait: o.shardWait,
 		OnTopology: func(t topologies.Topology, startup time.Duration) {
-			lv.println(fmt.Sprintf("lockbench: topology %s at %s (up in %.2fs)", t.Name(), describeNodes(t.Nodes()), startup.Seconds()))
+			lv.Println(fmt.Sprintf("lockbench: topology %s at %s (up in %.2fs)", t.Name(), describeNodes(t.Nodes()), startup.Seconds()))
 		},
 		OnCell: func(c runner.CellStart) {
 			rep := ""
 			if c.Repeat > 1 {
 				rep = fmt.Sprintf(", repetition %d/%d", c.Repetition, c.Repeat)
 			}
-			lv.cell(c, fmt.Sprintf("lockbench: [%d/%d] %s, %d clients%s", c.Index+1, c.Total, c.Variant, c.Clients, rep))
+			lv.Cell(progressCell(c), fmt.Sprintf("lockbench: [%d/%d] %s, %d clients%s", c.Index+1, c.Total, c.Variant, c.Clients, rep))
 		},
 	}
 	rec, err := runner.Run(ctx, p, opts)
-	lv.stop()
+	lv.Stop()
 	if err != nil {
 		return runError(ctx, err)
 	}
@@ -367,7 +348,7 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 		return errNothingMeasured
 	}
 	to := deliverable{record: recordPath(o.out, rec.RunID, shard), report: o.report, hlog: o.hlog}
-	saved, err := deliver(rec, to, func() error { return results.RenderWith(stdout, rec, o.format, o.table.options(stdout)) }, stderr)
+	saved, err := deliver(rec, to, func() error { return render.RenderWith(stdout, rec, o.format, o.table.options(stdout)) }, stderr)
 	historyErr := reportHistories(rec, stderr)
 	if rec.Interrupted {
 		return fmt.Errorf("%w; what was measured is %s", errInterrupted, saved)
@@ -379,10 +360,10 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	if failed, why := results.AllFailed(rec); failed {
+	if failed, why := render.AllFailed(rec); failed {
 		return fmt.Errorf("run failed: %s; what was measured is %s", why, saved)
 	}
-	if failed := results.Evaluate(rec, o.thresholds); len(failed) > 0 {
+	if failed := record.Evaluate(rec, o.thresholds); len(failed) > 0 {
 		for _, f := range failed {
 			fmt.Fprintln(stderr, "lockbench: check failed: "+f.String())
 		}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
@@ -71,7 +71,7 @@ func TestOneRunPerRunID(t *testing.T) {
 	if r.status != exitOK {
 		t.Fatalf("the first run: exit %d: %s", r.status, r.stderr)
 	}
-	rec, err := results.Load(first)
+	rec, err := record.Load(first)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 )
@@ -283,7 +283,7 @@ func TestDestructiveFaultsNeedTheFlag(t *testing.T) {
 	if status != exitOK {
 		t.Fatalf("a timed pause with --allow-destructive: exit %d: %s", status, stderr)
 	}
-	rec, err := results.Load(out)
+	rec, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

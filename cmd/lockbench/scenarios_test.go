@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 // Every built-in scenario makes a valid plan.
@@ -51,7 +51,7 @@ func TestTicketSaleScenario(t *testing.T) {
 	if _, stderr, status := runCLI(t, "run", "--scenario", "ticket-sale", "--duration", "500ms", "--out", out); status != exitOK {
 		t.Fatalf("status %d: %s", status, stderr)
 	}
-	rec, err := results.Load(out)
+	rec, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

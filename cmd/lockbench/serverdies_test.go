@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -42,7 +42,7 @@ func TestRedisDiesMidRun(t *testing.T) {
 	if !strings.Contains(stdout, "RUN FAILED") || !strings.Contains(stdout, "set-nx-ex") {
 		t.Errorf("the table does not show both cells and the failure:\n%s", stdout)
 	}
-	rec, err := results.Load(out)
+	rec, err := record.Load(out)
 	if err != nil {
 		t.Fatalf("the record: %v", err)
 	}

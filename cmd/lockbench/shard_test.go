@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -48,14 +48,14 @@ func TestShardedRun(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	recs := make([]*results.Record, shards)
+	recs := make([]*record.Record, shards)
 	for i, path := range paths {
-		rec, err := results.Load(path)
+		rec, err := record.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		recs[i] = rec
-		if rec.RunID != runID || rec.Shard == nil || *rec.Shard != (results.ShardInfo{Index: i + 1, Count: shards}) {
+		if rec.RunID != runID || rec.Shard == nil || *rec.Shard != (record.ShardInfo{Index: i + 1, Count: shards}) {
 			t.Errorf("shard %d: run id %q, shard %+v", i+1, rec.RunID, rec.Shard)
 		}
 		if !slices.Equal(rec.Config.Clients, []int{6}) {
@@ -85,7 +85,7 @@ func TestShardedRun(t *testing.T) {
 	if !strings.Contains(stdout, "merged from the 3 shards of run "+runID) {
 		t.Errorf("the table does not say it merges 3 shards:\n%s", stdout)
 	}
-	rec, err := results.Load(merged)
+	rec, err := record.Load(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestShardedRun(t *testing.T) {
 	if !strings.Contains(stdout, "MISSING SHARDS 3/3: figures cover 2 of 3 shards") {
 		t.Errorf("the table does not say a shard is missing:\n%s", stdout)
 	}
-	if rec, err := results.Load(partial); err != nil {
+	if rec, err := record.Load(partial); err != nil {
 		t.Error(err)
 	} else if !slices.Equal(rec.MissingShards, []int{3}) || rec.Cells[0].Clients != 4 {
 		t.Errorf("partial merge: missing %v, %d clients; want [3], 4", rec.MissingShards, rec.Cells[0].Clients)
@@ -139,10 +139,10 @@ func TestShardedRun(t *testing.T) {
 	whole.Shard = nil
 	wholePath := filepath.Join(dir, "whole.json")
 	fewer := *recs[2]
-	fewer.Shard = &results.ShardInfo{Index: 2, Count: 2}
+	fewer.Shard = &record.ShardInfo{Index: 2, Count: 2}
 	fewerPath := filepath.Join(dir, "fewer.json")
-	for path, rec := range map[string]*results.Record{otherPath: &other, wholePath: &whole, fewerPath: &fewer} {
-		if err := results.Save(rec, path); err != nil {
+	for path, rec := range map[string]*record.Record{otherPath: &other, wholePath: &whole, fewerPath: &fewer} {
+		if err := record.Save(rec, path); err != nil {
 			t.Fatal(err)
 		}
 	}

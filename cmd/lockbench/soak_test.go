@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/lockbench/lockbench/soak"
 )
 
 // soakLine matches a sample line of lockbench soak.
@@ -54,20 +56,20 @@ func TestSoak(t *testing.T) {
 // TestSoakJudge feeds the flatness judge samples instead of leaking for
 // real.
 func TestSoakJudge(t *testing.T) {
-	first := soakSample{rssMiB: 50, heapMiB: 10, goroutines: 20}
+	first := soak.Sample{RSSMiB: 50, HeapMiB: 10, Goroutines: 20}
 	for _, tc := range []struct {
 		name string
-		last soakSample
+		last soak.Sample
 		want []string // in the error; none: flat
 	}{
-		{"flat", soakSample{rssMiB: 90, heapMiB: 14, goroutines: 24}, nil},
-		{"goroutines", soakSample{rssMiB: 50, heapMiB: 10, goroutines: 70}, []string{"goroutines grew from 20 to 70"}},
-		{"heap", soakSample{rssMiB: 50, heapMiB: 40, goroutines: 20}, []string{"heap grew from 10.0 to 40.0 MiB"}},
-		{"rss", soakSample{rssMiB: 200, heapMiB: 10, goroutines: 20}, []string{"rss grew from 50.0 to 200.0 MiB"}},
-		{"all", soakSample{rssMiB: 200, heapMiB: 40, goroutines: 70}, []string{"goroutines grew", "heap grew", "rss grew"}},
+		{"flat", soak.Sample{RSSMiB: 90, HeapMiB: 14, Goroutines: 24}, nil},
+		{"goroutines", soak.Sample{RSSMiB: 50, HeapMiB: 10, Goroutines: 70}, []string{"goroutines grew from 20 to 70"}},
+		{"heap", soak.Sample{RSSMiB: 50, HeapMiB: 40, Goroutines: 20}, []string{"heap grew from 10.0 to 40.0 MiB"}},
+		{"rss", soak.Sample{RSSMiB: 200, HeapMiB: 10, Goroutines: 20}, []string{"rss grew from 50.0 to 200.0 MiB"}},
+		{"all", soak.Sample{RSSMiB: 200, HeapMiB: 40, Goroutines: 70}, []string{"goroutines grew", "heap grew", "rss grew"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := judgeSoak(first, tc.last)
+			err := soakError(t.Context(), soak.Judge(first, tc.last))
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("judgeSoak: %v; want flat", err)

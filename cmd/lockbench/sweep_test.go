@@ -8,7 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
@@ -26,7 +26,7 @@ func TestSweepCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
-	rec, err := results.Load(out)
+	rec, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestRunWritesIntervalLogs(t *testing.T) {
 	if status != exitOK {
 		t.Fatalf("status %d: %s", status, stderr)
 	}
-	rec, err := results.Load(out)
+	rec, err := record.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"strings"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/progress"
+	"github.com/lockbench/lockbench/render"
 )
 
 // tableFlags are --columns and --wide of run and sweep: which columns the
@@ -28,10 +27,10 @@ func (f *tableFlags) check(out io.Writer) (done bool, err error) {
 		return false, usagef("--columns and --wide: give one (--wide is every column)")
 	case strings.TrimSpace(f.columns) == "list":
 		fmt.Fprintf(out, "Columns of the table (--columns NAME,NAME,...; --wide: all but verdict and cost):\n  %s\n",
-			strings.Join(results.ColumnList(), "\n  "))
+			strings.Join(render.ColumnList(), "\n  "))
 		return true, nil
 	}
-	if f.names, err = results.ParseColumns(f.columns); err != nil {
+	if f.names, err = render.ParseColumns(f.columns); err != nil {
 		return false, usagef("--columns: %w (--columns list describes them)", err)
 	}
 	return false, nil
@@ -42,18 +41,6 @@ func (f tableFlags) given() bool { return f.wide || f.names != nil }
 
 // options are the table options of the flags for a table written to w:
 // as wide as the terminal when w is one, or as $COLUMNS says.
-func (f tableFlags) options(w io.Writer) results.TableOptions {
-	return results.TableOptions{Columns: f.names, Wide: f.wide, Width: terminalWidth(w)}
-}
-
-// terminalWidth is $COLUMNS when it is a positive number, else the width
-// of the terminal w is, else 0 (unknown).
-func terminalWidth(w io.Writer) int {
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	if f, ok := w.(*os.File); ok && isTerminal(w) {
-		return windowWidth(f)
-	}
-	return 0
+func (f tableFlags) options(w io.Writer) render.TableOptions {
+	return render.TableOptions{Columns: f.names, Wide: f.wide, Width: progress.TerminalWidth(w)}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 )
 
 var useLine = regexp.MustCompile(`use it with: lockbench run (.*)`)
@@ -44,7 +44,7 @@ func TestTopologyUpRunDown(t *testing.T) {
 			if _, stderr, status := runCLI(t, args...); status != exitOK {
 				t.Fatalf("run %v: status %d: %s", args, status, stderr)
 			}
-			rec, err := results.Load(out)
+			rec, err := record.Load(out)
 			if err != nil {
 				t.Fatal(err)
 			}

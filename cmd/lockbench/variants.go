@@ -7,7 +7,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/variants"
 )
 
@@ -26,7 +26,7 @@ func runVariants(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--format: unknown format %q (known: table, json)", *format)
 	}
-	t := results.TextTable(stdout, tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 44}})
+	t := render.TextTable(stdout, tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 44}})
 	t.Header([]string{"variant", "kind", "claims", "default retry", "runs on", "source", "how it works"})
 	for _, v := range variants.All() {
 		var shapes []string

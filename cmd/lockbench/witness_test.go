@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
-	"github.com/lockbench/lockbench/results"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -94,12 +94,12 @@ func TestWitnessedShards(t *testing.T) {
 		shards = append(shards, startShard(t, bin, dir, runID, i, n, target, wit,
 			"--variants", "none,lua-release", "--clients", "3", "--duration", "1s"))
 	}
-	var recs []*results.Record
+	var recs []*record.Record
 	for i, s := range shards {
 		if status := s.wait(t); status != exitOK {
 			t.Fatalf("shard %d: exit %d:\n%s", i+1, status, s.stderr.String())
 		}
-		rec, err := results.Load(s.out)
+		rec, err := record.Load(s.out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestWitnessedShards(t *testing.T) {
 	if !strings.Contains(stdout, "every shard's together, from the witness") {
 		t.Errorf("the merged table does not say its overlaps come from the witness:\n%s", stdout)
 	}
-	rec, err := results.Load(merged)
+	rec, err := record.Load(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestWitnessedShardDies(t *testing.T) {
 		if status := s.wait(t); status != exitOK {
 			t.Fatalf("shard %d: exit %d:\n%s", i+1, status, s.stderr.String())
 		}
-		if rec, err := results.Load(s.out); err != nil || rec.Cells[0].Acquisitions == 0 {
+		if rec, err := record.Load(s.out); err != nil || rec.Cells[0].Acquisitions == 0 {
 			t.Errorf("shard %d's record: %v", i+1, err)
 		}
 	}
@@ -195,7 +195,7 @@ func TestWitnessedShardDies(t *testing.T) {
 	if status != exitOK || !strings.Contains(stderr, "shard 3/3 missing: figures cover 2 of 3 shards") {
 		t.Fatalf("merge without shard 3: exit %d: %s", status, stderr)
 	}
-	if rec, err := results.Load(merged); err != nil || len(rec.MissingShards) != 1 || rec.Cells[0].Clients != 4 {
+	if rec, err := record.Load(merged); err != nil || len(rec.MissingShards) != 1 || rec.Cells[0].Clients != 4 {
 		t.Errorf("merged: %v, %+v", err, rec)
 	}
 }

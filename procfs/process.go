@@ -1,0 +1,133 @@
+package procfs
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// available reports whether this system has a /proc to read.
+func available() bool {
+	_, err := os.Stat("/proc/self/stat")
+	return err == nil
+}
+
+// statFields are the fields of /proc/PID/stat after the command name,
+// which is in parentheses and may hold spaces: the state first, the start
+// time the 20th. ok is false when the process is gone or the file cannot
+// be read.
+func statFields(pid int) (fields []string, ok bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil, false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return nil, false
+	}
+	return strings.Fields(string(stat[i+1:])), true
+}
+
+// ps runs ps -o COLUMNS= -p pid and returns its line, trimmed; "" when
+// there is no such process or no ps.
+func ps(pid int, columns string) string {
+	out, err := exec.Command("ps", "-o", columns, "-p", strconv.Itoa(pid)).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// State is the state letter of process pid (R running, S sleeping, T
+// stopped, Z zombie, ...), from /proc or, where there is none, ps; 0 when
+// it cannot be had.
+func State(pid int) byte {
+	if !available() {
+		if s := ps(pid, "stat="); s != "" {
+			return s[0]
+		}
+		return 0
+	}
+	f, ok := statFields(pid)
+	if !ok || len(f) == 0 || f[0] == "" {
+		return 0
+	}
+	return f[0][0]
+}
+
+// Start returns the start time of process pid (in clock ticks since
+// boot) and whether it runs; a zombie does not. Where there is no /proc
+// it says only whether it runs, through ps.
+func Start(pid int) (start string, running bool) {
+	if !available() {
+		return "", Cmdline(pid) != ""
+	}
+	f, ok := statFields(pid)
+	if !ok || len(f) < 20 || f[0] == "Z" || f[0] == "X" {
+		return "", false
+	}
+	return f[19], true
+}
+
+// Cmdline is the command line of process pid, arguments joined by spaces
+// (redis-server rewrites its own to "redis-server 127.0.0.1:port"); ""
+// when the process is gone or is a zombie.
+func Cmdline(pid int) string {
+	if !available() {
+		state, cmd, _ := strings.Cut(ps(pid, "stat=,command="), " ")
+		if state == "" || strings.HasPrefix(state, "Z") {
+			return ""
+		}
+		return strings.TrimSpace(cmd)
+	}
+	if f, ok := statFields(pid); !ok || len(f) == 0 || f[0] == "Z" {
+		return ""
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+}
+
+// StatusKiB is the field of /proc/PID/status measured in kB (VmRSS the
+// resident memory, VmHWM its peak), in KiB; pid 0 is this process. false
+// when there is no such field or process (not Linux, or it has exited).
+func StatusKiB(pid int, field string) (int64, bool) {
+	path := "/proc/self/status"
+	if pid != 0 {
+		path = "/proc/" + strconv.Itoa(pid) + "/status"
+	}
+	return kiBField(path, field)
+}
+
+// MemAvailableKiB is the memory this machine has available for new
+// processes (MemAvailable of /proc/meminfo), in KiB; false where there is
+// none.
+func MemAvailableKiB() (int64, bool) {
+	return kiBField("/proc/meminfo", "MemAvailable")
+}
+
+// kiBField reads the line "field: N kB" of a /proc file.
+func kiBField(path, field string) (int64, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		rest, ok := strings.CutPrefix(s.Text(), field+":")
+		if !ok {
+			continue
+		}
+		if fields := strings.Fields(rest); len(fields) > 0 {
+			n, err := strconv.ParseInt(fields[0], 10, 64)
+			return n, err == nil
+		}
+		return 0, false
+	}
+	return 0, false
+}

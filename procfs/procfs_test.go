@@ -1,0 +1,89 @@
+package procfs_test
+
+import (
+	"errors"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/lockbench/lockbench/procfs"
+)
+
+// This process, read as any other: running or sleeping, started, its
+// command line the test binary's, its resident memory above zero.
+func TestThisProcess(t *testing.T) {
+	pid := os.Getpid()
+	if s := procfs.State(pid); s != 'R' && s != 'S' {
+		t.Errorf("State(self) = %q, want R or S", s)
+	}
+	if start, running := procfs.Start(pid); !running || (runtime.GOOS == "linux" && start == "") {
+		t.Errorf("Start(self) = %q, %v; want a start time and running", start, running)
+	}
+	if cmd := procfs.Cmdline(pid); !strings.Contains(cmd, "procfs.test") {
+		t.Errorf("Cmdline(self) = %q, want the test binary's", cmd)
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	for _, field := range []string{"VmRSS", "VmHWM"} {
+		if kib, ok := procfs.StatusKiB(0, field); !ok || kib <= 0 {
+			t.Errorf("StatusKiB(self, %s) = %d, %v", field, kib, ok)
+		}
+		if kib, ok := procfs.StatusKiB(pid, field); !ok || kib <= 0 {
+			t.Errorf("StatusKiB(%d, %s) = %d, %v", pid, field, kib, ok)
+		}
+	}
+	if _, ok := procfs.StatusKiB(0, "NoSuchField"); ok {
+		t.Error("StatusKiB found a field that does not exist")
+	}
+	if kib, ok := procfs.MemAvailableKiB(); !ok || kib <= 0 {
+		t.Errorf("MemAvailableKiB() = %d, %v", kib, ok)
+	}
+}
+
+// A process that does not exist has no state, start or command line.
+func TestGoneProcess(t *testing.T) {
+	const gone = 1 << 30 // above any pid_max
+	if s := procfs.State(gone); s != 0 {
+		t.Errorf("State = %q, want 0", s)
+	}
+	if _, running := procfs.Start(gone); running {
+		t.Error("Start says a process that does not exist runs")
+	}
+	if cmd := procfs.Cmdline(gone); cmd != "" {
+		t.Errorf("Cmdline = %q, want none", cmd)
+	}
+	if _, ok := procfs.StatusKiB(gone, "VmRSS"); ok {
+		t.Error("StatusKiB read a process that does not exist")
+	}
+}
+
+// Both ends of a loopback connection are this process's; a pid list
+// without it has no owner.
+func TestSocketOwner(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc/net/tcp is Linux's")
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	local, remote := c.LocalAddr().(*net.TCPAddr), c.RemoteAddr().(*net.TCPAddr)
+	if pid, err := procfs.SocketOwner(local, remote, []int{1 << 30, os.Getpid()}); err != nil || pid != os.Getpid() {
+		t.Errorf("SocketOwner = %d, %v; want this process", pid, err)
+	}
+	if _, err := procfs.SocketOwner(local, remote, []int{1 << 30}); !errors.Is(err, procfs.ErrNoSocket) {
+		t.Errorf("SocketOwner among others: %v, want ErrNoSocket", err)
+	}
+	if _, err := procfs.SocketOwner(remote, remote, []int{os.Getpid()}); !errors.Is(err, procfs.ErrNoSocket) {
+		t.Errorf("SocketOwner of no socket: %v, want ErrNoSocket", err)
+	}
+}
