@@ -11,20 +11,6 @@ import (
 	"github.com/lockbench/lockbench/workloads"
 )
 
-// scenarioPlan is the plan of the named scenario with overrides.
-func scenarioPlan(t *testing.T, name string, ov plan.Overrides) plan.Plan {
-	t.Helper()
-	s, err := plan.LookupScenario(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Build(&s, ov)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // When the work outlasts the TTL (long-hold: a 200 ms TTL, 400 ms holds),
 // the holders of the locks without renewal stay in their critical sections
 // for about 200 ms after their lease expired; the watchdog renews, and

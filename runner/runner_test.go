@@ -7,46 +7,11 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
-
-func dist(t *testing.T, s string) workloads.Distribution {
-	t.Helper()
-	d, err := workloads.ParseDistribution(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// runPlan runs p on a local redis-server that the runner starts itself.
-func runPlan(t *testing.T, p plan.Plan) *record.Record {
-	t.Helper()
-	return runPlanOn(t, topologies.Spec{Name: "local"}, p)
-}
-
-// runPlanOn runs p on topo and fails the test when a cell could not run.
-func runPlanOn(t *testing.T, topo topologies.Spec, p plan.Plan) *record.Record {
-	t.Helper()
-	p.Topology = topo
-	rec, err := runner.Run(context.Background(), p, runner.Options{})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	if want := p.WithDefaults().Repeat * len(p.Variants) * len(p.Clients); len(rec.Cells) != want {
-		t.Fatalf("got %d cells, want %d", len(rec.Cells), want)
-	}
-	for _, c := range rec.Cells {
-		if c.Error != "" {
-			t.Fatalf("%s: %s", c.Variant, c.Error)
-		}
-	}
-	return rec
-}
 
 // The negative control: with no lock, the oracle must see violations.
 func TestNoLockViolates(t *testing.T) {

@@ -1,4 +1,4 @@
-package runner_test
+package faultsuite_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package runner_test
+package faultsuite_test
 
 import (
 	"context"
@@ -14,15 +14,6 @@ import (
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
-
-func mustFault(t *testing.T, spec string) faults.Fault {
-	t.Helper()
-	f, err := faults.Parse(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
 
 // A pause of the master stalls the run for its length and is recorded with
 // its time; the next cell gets a fresh topology.

@@ -1,0 +1,77 @@
+// Package runnertest holds what the runner's test packages share: running a
+// plan and failing the test when a cell could not run, a built-in scenario's
+// plan, a fault or a distribution parsed or the test failed. The runner's
+// tests live in two packages (runner's own, and runner/faultsuite for those
+// that fault their servers) so that go test runs them side by side.
+package runnertest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/runner"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+// Run runs p on a local redis-server that the runner starts itself.
+func Run(t *testing.T, p plan.Plan) *record.Record {
+	t.Helper()
+	return RunOn(t, topologies.Spec{Name: "local"}, p)
+}
+
+// RunOn runs p on topo and fails the test when a cell could not run.
+func RunOn(t *testing.T, topo topologies.Spec, p plan.Plan) *record.Record {
+	t.Helper()
+	p.Topology = topo
+	rec, err := runner.Run(context.Background(), p, runner.Options{})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if want := p.WithDefaults().Repeat * len(p.Variants) * len(p.Clients); len(rec.Cells) != want {
+		t.Fatalf("got %d cells, want %d", len(rec.Cells), want)
+	}
+	for _, c := range rec.Cells {
+		if c.Error != "" {
+			t.Fatalf("%s: %s", c.Variant, c.Error)
+		}
+	}
+	return rec
+}
+
+// ScenarioPlan is the plan of the built-in scenario name with ov.
+func ScenarioPlan(t *testing.T, name string, ov plan.Overrides) plan.Plan {
+	t.Helper()
+	s, err := plan.LookupScenario(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Build(&s, ov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Fault parses a --fault spec.
+func Fault(t *testing.T, spec string) faults.Fault {
+	t.Helper()
+	f, err := faults.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// Dist parses a hold or think distribution.
+func Dist(t *testing.T, s string) workloads.Distribution {
+	t.Helper()
+	d, err := workloads.ParseDistribution(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
