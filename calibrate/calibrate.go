@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/inputerr"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -75,14 +76,7 @@ func DefaultOptions() Options {
 		Pairs: 3, Client: BothClients, Benchmark: "redis-benchmark"}
 }
 
-// badOptions is an error of Options: its message alone, wrapping
-// ErrBadOptions.
-type badOptions struct{ msg string }
-
-func (e badOptions) Error() string { return e.msg }
-func (e badOptions) Unwrap() error { return ErrBadOptions }
-
-func badf(format string, args ...any) error { return badOptions{fmt.Sprintf(format, args...)} }
+func badf(format string, args ...any) error { return inputerr.Errorf(ErrBadOptions, format, args...) }
 
 // Libraries validates the options and returns the client libraries to
 // run. Every error wraps ErrBadOptions and names its flag and what it

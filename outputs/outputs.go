@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/lockbench/lockbench/inputerr"
 	"github.com/lockbench/lockbench/record"
 )
 
@@ -16,17 +17,12 @@ import (
 // flag and says why.
 var ErrUnwritable = errors.New("outputs: cannot be written")
 
-// unwritable is a check's error, wrapping ErrUnwritable.
-type unwritable struct{ error }
-
-func (e unwritable) Unwrap() []error { return []error{ErrUnwritable, e.error} }
-
 // checked is err as a check's error; nil for none.
 func checked(err error) error {
 	if err == nil {
 		return nil
 	}
-	return unwritable{err}
+	return inputerr.New(ErrUnwritable, err)
 }
 
 // CheckFile checks that the file path, given with flag, can be written:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/lockbench/lockbench/inputerr"
 	"github.com/lockbench/lockbench/procfs"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -12,13 +13,6 @@ import (
 // ErrMemory is wrapped by CheckMemory's error: the plan's clients would
 // not fit in the memory this machine has available.
 var ErrMemory = errors.New("plan: not enough memory")
-
-// memoryError is CheckMemory's error: its message alone, wrapping
-// ErrMemory.
-type memoryError struct{ msg string }
-
-func (e memoryError) Error() string { return e.msg }
-func (e memoryError) Unwrap() error { return ErrMemory }
 
 // baseMemoryKiB is what a run takes besides its clients: the process,
 // the topology's clients, the oracle.
@@ -72,8 +66,8 @@ func CheckMemory(p Plan, shard *workloads.Shard) error {
 	if need <= available {
 		return nil
 	}
-	return memoryError{fmt.Sprintf("--clients: %d clients of %s on %s would take about %s of memory (estimated), more than the %s this machine has available (MemAvailable); give fewer clients, or spread them over machines with --shard i/N",
-		clients, variant, p.Client, kibString(need), kibString(available))}
+	return inputerr.Errorf(ErrMemory, "--clients: %d clients of %s on %s would take about %s of memory (estimated), more than the %s this machine has available (MemAvailable); give fewer clients, or spread them over machines with --shard i/N",
+		clients, variant, p.Client, kibString(need), kibString(available))
 }
 
 // kibString shows an amount of KiB in MiB, GiB or TiB.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockbench/lockbench/inputerr"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
 )
@@ -36,13 +37,6 @@ var DefaultSweepClients = []int{1, 2, 4, 8, 16, 32, 64, 128}
 // the message names the flag of lockbench sweep and what it accepts.
 var ErrBadSweep = errors.New("runner: bad sweep")
 
-// badSweep is an error of SweepOptions: its message alone, wrapping
-// ErrBadSweep.
-type badSweep struct{ msg string }
-
-func (e badSweep) Error() string { return e.msg }
-func (e badSweep) Unwrap() error { return ErrBadSweep }
-
 // SweepDefaults gives ov the sweep's own client steps (sweeping rates:
 // its cap on clients) and duration where neither ov nor the scenario s
 // (nil for none) set them.
@@ -67,15 +61,15 @@ func SweepDefaults(ov *plan.Overrides, s *plan.Scenario, rates bool) {
 // the flag.
 func (o SweepOptions) Check() error {
 	if !slices.IsSorted(o.Clients) || len(slices.Compact(slices.Clone(o.Clients))) != len(o.Clients) {
-		return badSweep{fmt.Sprintf("--clients: the steps must rise (got %s)", IntList(o.Clients))}
+		return inputerr.Errorf(ErrBadSweep, "--clients: the steps must rise (got %s)", IntList(o.Clients))
 	}
 	switch {
 	case o.MinGain <= 0 || o.MinGain >= 1:
-		return badSweep{fmt.Sprintf("--min-gain: want a fraction in (0, 1) such as %v (got %v)", DefaultMinGain, o.MinGain)}
+		return inputerr.Errorf(ErrBadSweep, "--min-gain: want a fraction in (0, 1) such as %v (got %v)", DefaultMinGain, o.MinGain)
 	case o.TargetRate < 0:
-		return badSweep{fmt.Sprintf("--target-rate: want acquisitions per second, 0 or more (got %v)", o.TargetRate)}
+		return inputerr.Errorf(ErrBadSweep, "--target-rate: want acquisitions per second, 0 or more (got %v)", o.TargetRate)
 	case o.MaxUtilization <= 0 || o.MaxUtilization > 1:
-		return badSweep{fmt.Sprintf("--max-cpu: want a fraction in (0, 1] such as %v (got %v)", DefaultMaxUtilization, o.MaxUtilization)}
+		return inputerr.Errorf(ErrBadSweep, "--max-cpu: want a fraction in (0, 1] such as %v (got %v)", DefaultMaxUtilization, o.MaxUtilization)
 	}
 	return nil
 }

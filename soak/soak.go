@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockbench/lockbench/inputerr"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/procfs"
 	"github.com/lockbench/lockbench/runner"
@@ -23,13 +24,6 @@ var ErrNotFlat = errors.New("thresholds failed")
 // ErrBadOptions is wrapped by the error of Options that are not valid; the
 // message names the flag of lockbench soak and what it accepts.
 var ErrBadOptions = errors.New("soak: bad options")
-
-// badOptions is bad input: err's message alone, wrapping ErrBadOptions
-// too.
-type badOptions struct{ err error }
-
-func (e badOptions) Error() string   { return e.err.Error() }
-func (e badOptions) Unwrap() []error { return []error{ErrBadOptions, e.err} }
 
 // Options say how long a soak runs and where.
 type Options struct {
@@ -99,10 +93,10 @@ func (s Summary) String() string {
 // (the summary then has the last sample).
 func Run(ctx context.Context, o Options) (Summary, error) {
 	if o.Duration <= 0 {
-		return Summary{}, badOptions{fmt.Errorf("--duration: must be a positive duration such as 5m or 1h (got %v)", o.Duration)}
+		return Summary{}, inputerr.Errorf(ErrBadOptions, "--duration: must be a positive duration such as 5m or 1h (got %v)", o.Duration)
 	}
 	if o.Interval <= 0 {
-		return Summary{}, badOptions{fmt.Errorf("--interval: must be a positive duration such as 1m or 30s (got %v)", o.Interval)}
+		return Summary{}, inputerr.Errorf(ErrBadOptions, "--interval: must be a positive duration such as 1m or 30s (got %v)", o.Interval)
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -193,7 +187,7 @@ func soakPlans(targets []string) ([]plan.Plan, error) {
 		o.Topology = &topologies.Spec{Targets: targets, Password: os.Getenv(topologies.PasswordEnv)}
 		var err error
 		if plans[i], err = plan.Build(nil, o); err != nil {
-			return nil, badOptions{err}
+			return nil, inputerr.New(ErrBadOptions, err)
 		}
 	}
 	return plans, nil
