@@ -1,8 +1,7 @@
 #!/usr/bin/python3
 """lockbench lock driver for redis-py's redis.lock.Lock (protocol 1).
 
-Speaks lockbench's lock-driver protocol (docs: /work/shared-protocol.md, kept
-in the repository as the driver package's contract) on stdin/stdout, one JSON
+Speaks lockbench's lock-driver protocol (docs/drivers.md) on stdin/stdout, one JSON
 object per line. The main thread only reads stdin and hands each request to
 the worker thread of its client, so a blocking library call never stops the
 reader. The clients share one redis client object (redis.Redis, a Sentinel's
