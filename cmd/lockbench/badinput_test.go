@@ -14,6 +14,7 @@ import (
 // status 2, one line on stderr naming the file or flag and what is wrong,
 // nothing on stdout, and no file written, not even a temporary one.
 func TestBadFiles(t *testing.T) {
+	t.Parallel() // exit statuses and messages: beside the other parallel tests.
 	in := t.TempDir()
 	good, err := os.ReadFile(filepath.Join("..", "..", "results", "baselines", "regress.json"))
 	if err != nil {

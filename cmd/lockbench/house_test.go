@@ -85,6 +85,7 @@ func TestCLIIsThin(t *testing.T) {
 // Every source the code and docs cite is a published text: none names the
 // project's private notes or their file names.
 func TestCitationsArePublished(t *testing.T) {
+	t.Parallel() // reads the tree: beside the other parallel tests.
 	unpublished := regexp.MustCompile(`seed` + ` 0|DESIGN` + `\.md|SEEDS` + `\.md`)
 	repoFiles(t, func(path, text string) {
 		if loc := unpublished.FindStringIndex(text); loc != nil {

@@ -18,6 +18,7 @@ import (
 // violations, with percentiles from their merged histograms; records of
 // other configurations, or broken ones, are refused.
 func TestMerge(t *testing.T) {
+	t.Parallel() // sums and exit statuses, not timing: on a server of its own beside the other parallel tests.
 	ep := topotest.Endpoint(t)
 	dir := t.TempDir()
 	run := func(name string, extra ...string) string {
@@ -76,6 +77,7 @@ func TestMerge(t *testing.T) {
 // nobody ran. Each refusal is exit 2, one line naming the field that
 // differs, and writes nothing.
 func TestMergeRefusesSeparateRuns(t *testing.T) {
+	t.Parallel() // exit statuses of files: beside the other parallel tests.
 	dir := t.TempDir()
 	base, err := record.Load(filepath.Join("..", "..", "results", "baselines", "regress.json"))
 	if err != nil {

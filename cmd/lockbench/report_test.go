@@ -108,6 +108,7 @@ func openInWindow(t *testing.T, browser, file, screenshot, size string) (dom str
 // its record, and the page opened in headless Chromium, which must build
 // the charts without a console error.
 func TestReportEndToEnd(t *testing.T) {
+	t.Parallel() // what the page shows is checked, not how fast: on a server of its own beside the other parallel tests.
 	browser := chromium(t)
 	ep := topotest.Endpoint(t)
 	dir := t.TempDir()
@@ -200,6 +201,7 @@ var geometryElement = regexp.MustCompile(`(?s)<pre id="geometry">(.*?)</pre>`)
 // columns lie inside the viewport without scrolling sideways, while the
 // table of all figures is wider (and scrolls in its own box).
 func TestReportVerdictFitsViewport(t *testing.T) {
+	t.Parallel() // geometry in a page, not timing: on a server of its own beside the other parallel tests.
 	browser := chromium(t)
 	ep := topotest.Endpoint(t)
 	dir := t.TempDir()

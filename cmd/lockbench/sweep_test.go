@@ -36,6 +36,7 @@ func TestSweepCommand(t *testing.T) {
 }
 
 func TestRunWritesIntervalLogs(t *testing.T) {
+	t.Parallel() // counts of histograms, not timing: on a server of its own beside the other parallel tests.
 	ep := topotest.Endpoint(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run.json")

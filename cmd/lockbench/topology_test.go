@@ -17,6 +17,7 @@ var useLine = regexp.MustCompile(`use it with: lockbench run (.*)`)
 // flags up printed (an external cluster, sentinels, independent targets);
 // topology down stops it.
 func TestTopologyUpRunDown(t *testing.T) {
+	t.Parallel() // exit statuses and a run's counts on topologies of its own: beside the other parallel tests.
 	for _, tc := range []struct{ name, variants, client string }{
 		{"local:cluster?masters=3", "lua-release,sem-locked", "go-redis"},
 		{"local:sentinel?replicas=1&sentinels=3", "watchdog", "rueidis"},
