@@ -21,12 +21,18 @@ REGRESS_OUT      ?= results/runs/regress.json
 REGRESS_ARGS     ?=
 REGRESS_FAIL_ON  ?= --fail-on 'throughput:-20%' --fail-on 'acquire.p99:+50%' --fail-on 'overlaps:>0' --fail-on 'lost_updates:>0'
 
-.PHONY: all build clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak
+.PHONY: all build drivers clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak
 
 all: build
 
-build: clockshim
+build: clockshim drivers
 	$(GO) build -o $(BIN) ./cmd/lockbench
+
+# The lock drivers written in Go, each into its folder beside its
+# driver.json, where lockbench runs it (lockbench drivers lists them;
+# docs/drivers.md).
+drivers:
+	$(GO) build -o drivers/go-lua/go-lua ./drivers/go-lua
 
 # Without a C compiler lockbench still builds; only clock faults are refused
 # (it says what to install). lockbench builds the shim itself, into the user's
@@ -97,4 +103,4 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin
+	rm -rf bin drivers/go-lua/go-lua
