@@ -99,3 +99,22 @@ func TestDefaultDir(t *testing.T) {
 		t.Errorf("DefaultDir() = %q with %s set", got, driver.DirEnv)
 	}
 }
+
+// The list says of each driver whether its command runs here, and what a
+// driver that does not needs.
+func TestWriteList(t *testing.T) {
+	var b strings.Builder
+	err := driver.WriteList(&b, []driver.Manifest{
+		{Name: "here", Library: "sh", Language: "shell", Command: []string{"sh", "-c", "true"}},
+		{Name: "missing", Command: []string{"./nowhere"}, Dir: t.TempDir(), Requires: "make nowhere"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "NAME") ||
+		!strings.Contains(lines[1], "yes") || !strings.Contains(lines[1], "sh -c true") ||
+		!strings.Contains(lines[2], "no: make nowhere") || !strings.Contains(lines[2], "-") {
+		t.Errorf("list:\n%s", b.String())
+	}
+}

@@ -108,7 +108,11 @@ func checkExclusion(ctx context.Context, s *suite) (string, error) {
 		_, _ = held.Release(ctx)
 		return "", fmt.Errorf("client 1 on a held lock: %v, want not_acquired", err)
 	}
-	refused := err
+	var no *driver.NotAcquiredError
+	refused := "an error"
+	if errors.As(err, &no) {
+		refused = fmt.Sprintf("not_acquired %q", no.Reason)
+	}
 	if _, err := held.Release(ctx); err != nil {
 		return "", fmt.Errorf("client 0's release: %w", err)
 	}
@@ -119,7 +123,7 @@ func checkExclusion(ctx context.Context, s *suite) (string, error) {
 	if _, err := second.Release(ctx); err != nil {
 		return "", fmt.Errorf("client 1's release: %w", err)
 	}
-	return fmt.Sprintf("client 1 refused while client 0 held the lock (%v), then acquired it once released", refused), nil
+	return fmt.Sprintf("client 1 refused (%s) while client 0 held the lock, then acquired it once released", refused), nil
 }
 
 // checkForeignToken: client 1's release of client 0's lease, with client

@@ -58,7 +58,7 @@ func (r Result) String() string {
 	if !r.Passed {
 		verdict = "FAIL"
 	}
-	return fmt.Sprintf("%s  %-18s %s (%v)", verdict, r.Check, r.Detail, r.Took.Round(time.Millisecond))
+	return fmt.Sprintf("%s  %-20s %s (%v)", verdict, r.Check, r.Detail, r.Took.Round(time.Millisecond))
 }
 
 // Report is a run of the suite.

@@ -50,3 +50,17 @@ func TestEvenMastersWarning(t *testing.T) {
 		t.Errorf("two targets: %q", w)
 	}
 }
+
+// The run flags of each access: targets, a cluster's seeds, sentinels.
+func TestRunFlags(t *testing.T) {
+	eps := []Endpoint{{Addr: "127.0.0.1:7001"}, {Addr: "127.0.0.1:7002", Username: "u"}}
+	for a, want := range map[*Access]string{
+		{Mode: ModeIndependent, Endpoints: eps}:                    "--target redis://127.0.0.1:7001 --target redis://u@127.0.0.1:7002",
+		{Mode: ModeCluster, Endpoints: eps}:                        "--cluster 127.0.0.1:7001,127.0.0.1:7002",
+		{Mode: ModeSingle, Endpoints: eps, MasterName: "mymaster"}: "--sentinel 127.0.0.1:7001,127.0.0.1:7002 --master-name mymaster",
+	} {
+		if got := a.RunFlags(); got != want {
+			t.Errorf("%+v: %q, want %q", *a, got, want)
+		}
+	}
+}
