@@ -202,3 +202,33 @@ func TestGoLuaExitsOnStdinClose(t *testing.T) {
 		t.Errorf("acquire after close: %v, want closed, definite", err)
 	}
 }
+
+// 16 clients acquire and release as fast as they can: no reply is lost,
+// doubled or misrouted on either side's batched writes.
+func TestGoLuaStress(t *testing.T) {
+	cfg := config(t)
+	cfg.Clients = 16
+	p := start(t, drivertest.GoLua(t), cfg)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for c := range 16 {
+		wg.Go(func() {
+			for i := range 300 {
+				lease, err := p.Client(c).Acquire(ctx, key(fmt.Sprint("s", c)))
+				if err == nil {
+					_, err = lease.Release(ctx)
+				}
+				if err != nil {
+					errs <- fmt.Errorf("client %d, cycle %d: %w", c, i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -26,10 +26,10 @@ type Process struct {
 	cmd  *exec.Cmd
 	info Info
 
-	stdin  *os.File
-	stdout *os.File   // read by read
-	stderr *os.File   // read by readStderr
-	wmu    sync.Mutex // one line at a time on stdin
+	stdin  *os.File // written by writeLoop
+	stdout *os.File // read by read
+	stderr *os.File // read by readStderr
+	out    outbox
 
 	mu       sync.Mutex
 	nextID   int64
@@ -122,9 +122,11 @@ func (p *Process) spawn(prog string) error {
 		return fmt.Errorf("driver %s: start %q: %w", p.m.Name, p.m.Command[0], err)
 	}
 	p.cmd, p.stdin, p.stdout, p.stderr = cmd, ourIn, ourOut, ourErr
+	p.out = outbox{kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go p.wait()
 	go p.readStderr()
 	go p.read()
+	go p.writeLoop()
 	return nil
 }
 
@@ -224,9 +226,8 @@ func (p *Process) close() error {
 	p.closing = true
 	p.mu.Unlock()
 	_ = syscall.Kill(-p.PID(), syscall.SIGCONT) // a paused driver cannot exit
-	p.wmu.Lock()
+	p.stopWriting()
 	_ = p.stdin.Close()
-	p.wmu.Unlock()
 	var err error
 	select {
 	case <-p.exited:

@@ -2,11 +2,7 @@ package driver
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"syscall"
 	"time"
 
 	"github.com/lockbench/lockbench/driver/wire"
@@ -72,8 +68,7 @@ func (p *Process) request(ctx context.Context, op string, client int, msg wire.M
 	if client >= 0 {
 		msg.Client = wire.Int(client)
 	}
-	began := time.Now()
-	if err := p.write(msg, began.Add(timeout)); err != nil {
+	if err := p.write(msg); err != nil {
 		p.fail(err)
 		r := <-req.done
 		return nil, nil, r.err
@@ -135,43 +130,6 @@ func (p *Process) abandon(req *request) (r result, answered bool) {
 	return <-req.done, true
 }
 
-// write writes msg as one line on the driver's stdin, by deadline. A
-// driver that does not read its stdin in time, or whose stdin is gone,
-// fails the process (the line may be half written).
-func (p *Process) write(msg wire.Message, deadline time.Time) error {
-	line, err := json.Marshal(msg)
-	if err != nil {
-		return fmt.Errorf("driver %s: encode %s: %w", p.m.Name, msg.Type, err)
-	}
-	line = append(line, '\n')
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
-	_ = p.stdin.SetWriteDeadline(deadline)
-	_, err = p.stdin.Write(line)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return indefinite{fmt.Sprintf("driver %s stopped reading its stdin (a request waited past its deadline to be written)", p.m.Name), []error{ErrNoReply}}
-	case errors.Is(err, syscall.EPIPE):
-		return p.exitError()
-	case errors.Is(err, os.ErrClosed):
-		return fmt.Errorf("driver %s: %w", p.m.Name, ErrClosed)
-	}
-	return fmt.Errorf("driver %s: write to its stdin: %w", p.m.Name, err)
-}
-
-// WriteLine writes line as it is (a newline added) on the driver's stdin,
-// outside the protocol: the conformance suite's malformed requests. A
-// reply with no in_reply_to comes on StrayErrors.
-func (p *Process) WriteLine(line []byte) error {
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
-	_ = p.stdin.SetWriteDeadline(time.Now().Add(p.deadline()))
-	_, err := p.stdin.Write(append(append([]byte(nil), line...), '\n'))
-	return err
-}
-
 // StrayErrors delivers the error replies that name no request (the
 // driver's answer to a line that was no request); at most 16 wait, later
 // ones are dropped.
@@ -207,7 +165,7 @@ func (p *Process) releaseLate(client int, key, token string) {
 }
 
 func (p *Process) sendLate(msg wire.Message) {
-	if err := p.write(msg, time.Now().Add(p.deadline())); err != nil {
+	if err := p.write(msg); err != nil {
 		p.fail(err)
 	}
 }

@@ -1,6 +1,9 @@
 package wire
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // CheckRequest says why m is not a request a driver can serve: an unknown
 // type, or a field its type requires missing (init's id, protocol, redis,
@@ -57,4 +60,20 @@ func ErrorReply(req *Message, definite bool, code, text string) Message {
 		m.InReplyTo, m.Client = req.ID, req.Client
 	}
 	return m
+}
+
+// Encode is m as the line a driver writes (without its newline): its
+// JSON, in which an error reply that names no request says so with
+// "in_reply_to":null (and "client":null when it names no client either),
+// as the protocol writes it.
+func Encode(m Message) ([]byte, error) {
+	b, err := json.Marshal(m)
+	if err != nil || m.Type != TypeError || m.InReplyTo != nil {
+		return b, err
+	}
+	head := `{"in_reply_to":null,`
+	if m.Client == nil {
+		head += `"client":null,`
+	}
+	return append([]byte(head), b[1:]...), nil
 }

@@ -48,10 +48,11 @@ func TestReplyJSON(t *testing.T) {
 	ok.Token, ok.ValidityMs, ok.TookUs = "tok", 9987.5, 412
 	for m, want := range map[*wire.Message]string{
 		&ok: `{"type":"acquire_ok","in_reply_to":5,"client":3,"token":"tok","validity_ms":9987.5,"took_us":412}`,
-		ptr(wire.ErrorReply(&req, false, wire.CodeIO, "boom")):   `{"type":"error","in_reply_to":5,"client":3,"definite":false,"code":"io","text":"boom"}`,
-		ptr(wire.ErrorReply(nil, true, wire.CodeMalformed, "x")): `{"type":"error","definite":true,"code":"malformed","text":"x"}`,
+		ptr(wire.ErrorReply(&req, false, wire.CodeIO, "boom")):                                  `{"type":"error","in_reply_to":5,"client":3,"definite":false,"code":"io","text":"boom"}`,
+		ptr(wire.ErrorReply(nil, true, wire.CodeMalformed, "x")):                                `{"in_reply_to":null,"client":null,"type":"error","definite":true,"code":"malformed","text":"x"}`,
+		ptr(wire.ErrorReply(&wire.Message{Client: wire.Int(2)}, true, wire.CodeMalformed, "x")): `{"in_reply_to":null,"type":"error","client":2,"definite":true,"code":"malformed","text":"x"}`,
 	} {
-		got, err := json.Marshal(m)
+		got, err := wire.Encode(*m)
 		if err != nil || string(got) != want {
 			t.Errorf("got %s (%v), want %s", got, err, want)
 		}

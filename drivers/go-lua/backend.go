@@ -254,7 +254,7 @@ func (b *backend) extend(ctx context.Context, req *wire.Message, client int) wir
 	switch {
 	case err == nil:
 		ok := wire.ReplyTo(req, wire.TypeExtendOK)
-		ok.ValidityMs, ok.TookUs = wire.Millis(max(ttl-took, 0)), wire.Micros(took)
+		ok.ValidityMs = wire.Millis(max(ttl-took, 0))
 		return ok
 	case errors.Is(err, variants.ErrLeaseLost):
 		_, _ = b.take(client, req.Key, req.Token, true)

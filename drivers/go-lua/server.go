@@ -2,12 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -15,25 +15,28 @@ import (
 )
 
 // server serves one lockbench process: the requests it reads, the replies
-// it writes, a line each.
+// it writes, a line each. Replies wait in an outbox that one goroutine
+// writes, all that waits in one write.
 type server struct {
-	wmu sync.Mutex
-	out *bufio.Writer
-	log io.Writer
+	wmu     sync.Mutex
+	waiting []byte        // replies not yet written, whole lines
+	kick    chan struct{} // cap 1: replies wait
+	out     io.Writer
+	log     io.Writer
 
 	ready atomic.Pointer[backend] // nil until init succeeded
 	inits atomic.Int32            // init requests seen
 }
 
 func newServer(out, log io.Writer) *server {
-	return &server{out: bufio.NewWriterSize(out, 64<<10), log: log}
+	return &server{out: out, log: log, kick: make(chan struct{}, 1)}
 }
 
 // serve reads requests until in ends, answering each on a goroutine of
 // its own but init, which it answers before it reads on.
 func (s *server) serve(ctx context.Context, in io.Reader) error {
 	r := bufio.NewReaderSize(in, 64<<10)
-	var wg sync.WaitGroup
+	go s.writeLoop()
 	defer func() {
 		if b := s.ready.Load(); b != nil {
 			b.conn.Close()
@@ -41,8 +44,8 @@ func (s *server) serve(ctx context.Context, in io.Reader) error {
 	}()
 	for {
 		line, err := r.ReadBytes('\n')
-		if len(strings.TrimSpace(string(line))) > 0 {
-			s.dispatch(ctx, line, &wg)
+		if len(bytes.TrimSpace(line)) > 0 {
+			s.dispatch(ctx, line)
 		}
 		if err == io.EOF {
 			return nil // stdin closed: exit at once, held locks left to expire
@@ -53,7 +56,9 @@ func (s *server) serve(ctx context.Context, in io.Reader) error {
 	}
 }
 
-func (s *server) dispatch(ctx context.Context, line []byte, wg *sync.WaitGroup) {
+// dispatch answers one line: init at once, any other request on a
+// goroutine of its own, so that reading never waits for Redis.
+func (s *server) dispatch(ctx context.Context, line []byte) {
 	var req wire.Message
 	if err := json.Unmarshal(line, &req); err != nil {
 		s.send(wire.ErrorReply(nil, true, wire.CodeMalformed, "not a JSON object: "+err.Error()))
@@ -72,11 +77,7 @@ func (s *server) dispatch(ctx context.Context, line []byte, wg *sync.WaitGroup) 
 		s.send(wire.ErrorReply(&req, true, "no-init", "no successful init before this request"))
 		return
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.send(b.serve(ctx, &req))
-	}()
+	go func() { s.send(b.serve(ctx, &req)) }()
 }
 
 // init connects to Redis as the request says, or refuses it.
@@ -105,18 +106,41 @@ func (s *server) init(ctx context.Context, req *wire.Message) {
 	s.send(ok)
 }
 
-// send writes m as one line.
+// send queues m as one line for writeLoop.
 func (s *server) send(m wire.Message) {
-	line, err := json.Marshal(m)
+	line, err := wire.Encode(m)
 	if err != nil {
 		fmt.Fprintln(s.log, "go-lua: encode:", err)
 		return
 	}
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	_, _ = s.out.Write(append(line, '\n'))
-	if err := s.out.Flush(); err != nil {
-		fmt.Fprintln(s.log, "go-lua: write stdout:", err)
+	s.waiting = append(append(s.waiting, line...), '\n')
+	s.wmu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes the replies waiting, all of them in one write, for as
+// long as the process lives.
+func (s *server) writeLoop() {
+	var spare []byte
+	for range s.kick {
+		s.wmu.Lock()
+		batch := s.waiting
+		if len(batch) > 0 { // else written with the batch before
+			s.waiting = spare[:0]
+		}
+		s.wmu.Unlock()
+		if len(batch) == 0 {
+			continue
+		}
+		if _, err := s.out.Write(batch); err != nil {
+			fmt.Fprintln(s.log, "go-lua: write stdout:", err)
+			return
+		}
+		spare = batch
 	}
 }
 

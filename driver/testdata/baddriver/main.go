@@ -47,8 +47,8 @@ func main() {
 		signal.Ignore(syscall.SIGTERM)
 	}
 	out := bufio.NewWriter(os.Stdout)
-	send := func(m any) {
-		line, _ := json.Marshal(m)
+	send := func(m wire.Message) {
+		line, _ := wire.Encode(m)
 		out.Write(append(line, '\n'))
 		out.Flush()
 	}
