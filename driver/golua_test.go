@@ -11,6 +11,7 @@ import (
 	"github.com/lockbench/lockbench/driver"
 	"github.com/lockbench/lockbench/driver/drivertest"
 	"github.com/lockbench/lockbench/driver/wire"
+	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
 )
 
@@ -230,5 +231,34 @@ func TestGoLuaStress(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// go-lua serves a Redis Cluster (keys on every master) and a master found
+// through Sentinel, as init's modes say.
+func TestGoLuaModes(t *testing.T) {
+	for topology, mode := range map[string]string{"local:cluster": wire.ModeCluster, "local:sentinel?replicas=1&sentinels=1": wire.ModeSentinel} {
+		t.Run(topology, func(t *testing.T) {
+			cfg := config(t)
+			cfg.Redis = driver.RedisOf(topotest.Start(t, topology).Access())
+			if cfg.Redis.Mode != mode {
+				t.Fatalf("mode %q, want %q", cfg.Redis.Mode, mode)
+			}
+			cfg.Retry = variants.RetryPolicy{Kind: variants.RetryNone}
+			p := start(t, drivertest.GoLua(t), cfg)
+			ctx := context.Background()
+			for i := range 12 { // spread over the cluster's slots
+				lease, err := p.Client(0).Acquire(ctx, key(fmt.Sprint("m", i)))
+				if err != nil {
+					t.Fatalf("%s: acquire %d: %v", cfg.Redis.Mode, i, err)
+				}
+				if _, err := p.Client(1).Acquire(ctx, lease.Key); !errors.Is(err, variants.ErrBusy) {
+					t.Errorf("%s: a second client on %s: %v, want busy", cfg.Redis.Mode, lease.Key, err)
+				}
+				if _, err := lease.Release(ctx); err != nil {
+					t.Errorf("%s: release %d: %v", cfg.Redis.Mode, i, err)
+				}
+			}
+		})
 	}
 }

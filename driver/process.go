@@ -156,6 +156,8 @@ func (p *Process) handshake(ctx context.Context) error {
 		during := *exit
 		during.During = "init"
 		return &during
+	case ctx.Err() != nil:
+		return fmt.Errorf("driver %s: init: %w", p.m.Name, err)
 	case errors.Is(err, ErrNoReply):
 		return fmt.Errorf("driver %s sent no init_ok within %v: %w%s", p.m.Name, p.cfg.InitTimeout, err, tailText(p.tail.lines()))
 	case err != nil:

@@ -185,7 +185,11 @@ func checkPrefix(ctx context.Context, s *suite) (string, error) {
 	case len(keys) == 0:
 		return "", errors.New("no key on the server while a lock is held")
 	}
-	return fmt.Sprintf("%d keys while a lock is held, all under %s", len(keys), s.prefix), nil
+	noun := "keys"
+	if len(keys) == 1 {
+		noun = "key"
+	}
+	return fmt.Sprintf("%d %s while a lock is held, all under %s", len(keys), noun, s.prefix), nil
 }
 
 // checkTimeout: an acquire of a lock held elsewhere waits out the acquire
