@@ -66,7 +66,8 @@ type Info struct {
 // that cannot run is an error wrapping ErrBadDriver; a driver that exits
 // before init_ok one wrapping ErrExited, with the last lines of its
 // stderr; a refusal one wrapping ErrUnsupported. On any error nothing of
-// the driver is left running.
+// the driver is left running. A process started must be closed (Close),
+// also once it failed or exited: that ends its goroutines.
 func Start(ctx context.Context, m Manifest, cfg Config) (*Process, error) {
 	cfg = cfg.withDefaults()
 	prog, err := m.Program()

@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,4 +79,11 @@ func TestPasswordSource(t *testing.T) {
 	if _, err := (&wire.PasswordSource{Env: "WIRE_TEST_UNSET_VARIABLE"}).Read(); err == nil {
 		t.Error("an unset variable read as a password")
 	}
+}
+
+// A driver's answer to a line that was no request names none.
+func ExampleEncode() {
+	line, _ := wire.Encode(wire.ErrorReply(nil, true, wire.CodeMalformed, "not a JSON object"))
+	fmt.Println(string(line))
+	// Output: {"in_reply_to":null,"client":null,"type":"error","definite":true,"code":"malformed","text":"not a JSON object"}
 }
