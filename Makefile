@@ -27,12 +27,18 @@ APT_INSTALL = DEBIAN_FRONTEND=noninteractive sh -c 'apt-get install -y -qq "$$@"
 # package-lock.json (npm writes node_modules/.package-lock.json on install).
 NPM_CI = [ -f $(1)/node_modules/.package-lock.json ] && [ $(1)/node_modules/.package-lock.json -nt $(1)/package-lock.json ] || { command -v npm >/dev/null || { echo "drivers: npm not found (apt-get install -y nodejs npm)" >&2; exit 1; }; echo "drivers: npm ci in $(1)" >&2; cd $(1) && npm ci --no-audit --no-fund --loglevel=error >/dev/null; }
 
-.PHONY: all build clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak drivers
+.PHONY: all build go-drivers clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak drivers
 
 all: build
 
-build: clockshim
+build: clockshim go-drivers
 	$(GO) build -o $(BIN) ./cmd/lockbench
+
+# The lock drivers written in Go, each into its folder beside its
+# driver.json, where lockbench runs it (lockbench drivers lists them;
+# docs/drivers.md).
+go-drivers:
+	$(GO) build -o drivers/go-lua/go-lua ./drivers/go-lua
 
 # Without a C compiler lockbench still builds; only clock faults are refused
 # (it says what to install). lockbench builds the shim itself, into the user's
@@ -52,7 +58,7 @@ chromium:
 
 # The lock drivers of drivers/ (see drivers/README.md): what each needs,
 # installed only when missing, silent when all is there. One line per driver.
-drivers:
+drivers: go-drivers
 	@/usr/bin/python3 -c 'import redis' 2>/dev/null || { echo "drivers: installing python3-redis" >&2; $(APT_INSTALL) python3-redis; }
 	@$(call NPM_CI,drivers/node-redlock)
 	@$(call NPM_CI,drivers/sesame-redlock)
@@ -65,14 +71,14 @@ run: build redis
 soak: build redis
 	./$(BIN) soak --duration $(SOAK)
 
-test: redis chromium clockshim
+test: redis chromium clockshim drivers
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@./scripts/check-leftovers.sh
 
 # The quick tier for the inner loop: every test but those that fault the
 # servers they start (pauses, kills, failovers, partitions, clock jumps,
 # processes signalled), which skip under -short; no race detector.
-test-short: redis chromium clockshim
+test-short: redis chromium clockshim drivers
 	$(GO) test -short -count=1 ./...
 
 # Runs every scenario against its variants (about four minutes here) and writes
@@ -110,4 +116,4 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin
+	rm -rf bin drivers/go-lua/go-lua

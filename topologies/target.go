@@ -5,13 +5,51 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+
+	"github.com/lockbench/lockbench/inputerr"
 )
 
 // PasswordEnv is the environment variable the servers' password is read
 // from (Spec.Password), unless a file gives it.
 const PasswordEnv = "LOCKBENCH_REDIS_PASSWORD"
+
+// ReadPassword returns the servers' password: the first line of file
+// (--password-file), or without a file $LOCKBENCH_REDIS_PASSWORD (PasswordEnv).
+// Its errors wrap ErrBadSpec and name --password-file, never the password.
+func ReadPassword(file string) (string, error) {
+	if file == "" {
+		return os.Getenv(PasswordEnv), nil
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return "", inputerr.Errorf(ErrBadSpec, "--password-file: %w", err)
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	if line = strings.TrimSuffix(line, "\r"); line == "" {
+		return "", inputerr.Errorf(ErrBadSpec, "--password-file: %s has an empty first line (want the password)", file)
+	}
+	return line, nil
+}
+
+// EvenMastersWarning says that an even number of independent masters (a
+// Redlock topology) tolerates no more failures than one fewer; "" for any
+// other spec.
+func EvenMastersWarning(spec Spec) string {
+	if spec.Mode() != ModeIndependent {
+		return ""
+	}
+	n := len(spec.Targets)
+	if kind, params, err := spec.LocalParams(); err == nil && kind == "redlock" {
+		n = params["nodes"]
+	}
+	if n%2 != 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d independent masters tolerate no more failures than %d (a majority of %d needs %d)", n, n-1, n, n/2+1)
+}
 
 // ParseTarget parses redis://[user@]host:port[/db] or rediss://... A URL
 // with a password is refused: given as a flag value it would show in the

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -102,6 +103,24 @@ type Access struct {
 	Endpoints []Endpoint `json:"endpoints"`
 	// MasterName is the name the sentinels monitor the master under.
 	MasterName string `json:"master_name,omitempty"`
+}
+
+// RunFlags are the flags of lockbench run that reach the servers of a:
+// --target URL... (a single server, independent masters), --cluster
+// ADDRS, or --sentinel ADDRS --master-name NAME (topology up prints them).
+func (a Access) RunFlags() string {
+	var addrs, targets []string
+	for _, ep := range a.Endpoints {
+		addrs = append(addrs, ep.Addr)
+		targets = append(targets, "--target "+ep.String())
+	}
+	switch {
+	case a.MasterName != "":
+		return fmt.Sprintf("--sentinel %s --master-name %s", strings.Join(addrs, ","), a.MasterName)
+	case a.Mode == ModeCluster:
+		return "--cluster " + strings.Join(addrs, ",")
+	}
+	return strings.Join(targets, " ")
 }
 
 // Topology is a set of Redis nodes in use by one run.

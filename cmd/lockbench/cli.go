@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/driver"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/outputs"
 	"github.com/lockbench/lockbench/plan"
@@ -174,7 +175,8 @@ func exitStatus(err error, stderr io.Writer) int {
 	if errors.As(err, &ue) || errors.Is(err, clients.ErrUnreachable) || errors.Is(err, topologies.ErrBadSpec) ||
 		errors.Is(err, faults.ErrBadFault) || errors.Is(err, witness.ErrSameServer) || errors.Is(err, witness.ErrPlanMismatch) ||
 		errors.Is(err, witness.ErrArrivedTwice) || errors.Is(err, calibrate.ErrBadOptions) ||
-		errors.Is(err, plan.ErrMemory) || errors.Is(err, outputs.ErrUnwritable) || errors.Is(err, soak.ErrBadOptions) {
+		errors.Is(err, plan.ErrMemory) || errors.Is(err, outputs.ErrUnwritable) || errors.Is(err, soak.ErrBadOptions) ||
+		errors.Is(err, driver.ErrBadDriver) {
 		return exitUsage
 	}
 	return exitRunFailed

@@ -214,6 +214,31 @@ var commands = []command{{
 	},
 	run: runSoak,
 }, {
+	name:    "drivers",
+	summary: "list the lock drivers: locks of any language behind a process",
+	about: "Lists the lock drivers (docs/drivers.md) lockbench knows: each folder's driver.json under --drivers, " +
+		"and those given with --driver NAME=COMMAND; with each one's library, language, command, and whether it can run here.",
+	examples: []example{{"The drivers lockbench finds (make drivers builds the Go ones)", []string{"lockbench drivers"}},
+		{"With one of your own beside them", []string{"lockbench drivers --driver 'mylock=python3 mylock.py'"}}},
+	run: withoutContext(runDrivers),
+}, {
+	name:    "driver",
+	summary: "check a lock driver against the protocol and for exclusion",
+	about:   "driver check runs the conformance suite of docs/drivers.md on one driver.",
+	actions: []command{{
+		name:    "driver check",
+		args:    []string{"NAME|COMMAND"},
+		summary: "run the conformance suite on a driver; exit status 1 if a check fails",
+		about: "Starts a redis-server of its own and the driver (a known name, or a command line), and checks: init " +
+			"and capabilities, an acquire/release round trip, exclusion, a release with a foreign token, keys under " +
+			"the prefix, an acquire timeout, many requests in flight, a malformed request, the exit when stdin closes. " +
+			"Exit status: 0 all passed, 1 a check failed, 2 a driver that cannot run, 130 interrupted.",
+		examples: []example{{"The reference driver (after make drivers)", []string{"lockbench driver check go-lua"}},
+			{"A driver of your own, by its command line", []string{"lockbench driver check 'python3 mydriver.py'"}},
+			{"Its stderr shown, a shorter acquire timeout", []string{"lockbench driver check -v --acquire-timeout 500ms go-lua"}}},
+		run: runDriverCheck,
+	}},
+}, {
 	name:    "topology",
 	summary: "start a local topology that stays up (up NAME), or stop it (down)",
 	about: "topology up starts a topology of redis-server processes on loopback that outlives lockbench, and " +

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
 )
 
@@ -50,31 +50,9 @@ func (h historyFlags) options() (*runner.HistoryOptions, error) {
 // reportHistories prints where each cell's history went and its verdict,
 // and returns errThresholds when some history is not linearizable.
 func reportHistories(rec *record.Record, stderr io.Writer) error {
-	failed, checked := 0, 0
-	for _, c := range rec.Cells {
-		h := c.History
-		if h == nil {
-			continue
-		}
-		name := fmt.Sprintf("%s, %d clients", c.Variant, c.Clients)
-		if h.Path != "" {
-			cut := ""
-			if h.Cut {
-				cut = fmt.Sprintf(" (cut: %d events dropped)", h.Dropped)
-			}
-			fmt.Fprintf(stderr, "lockbench: history of %s: %s, %d events%s\n", name, h.Path, h.Events, cut)
-		}
-		if h.Error != "" {
-			fmt.Fprintf(stderr, "lockbench: history of %s: %s\n", name, h.Error)
-		}
-		if h.Check == nil {
-			continue
-		}
-		checked++
-		fmt.Fprintf(stderr, "lockbench: history of %s: %s (oracle: %d overlaps)\n", name, describeVerdict(h.Check), c.Violations.Overlaps)
-		if h.Check.Verdict == record.VerdictNotLinearizable {
-			failed++
-		}
+	notes, failed, checked := render.HistoryNotes(rec)
+	for _, n := range notes {
+		fmt.Fprintln(stderr, "lockbench: "+n)
 	}
 	if failed > 0 {
 		return notLinearizable{failed, checked}
@@ -91,16 +69,3 @@ func (e notLinearizable) Error() string {
 }
 
 func (e notLinearizable) Is(target error) bool { return target == errThresholds }
-
-// describeVerdict is a check's verdict with its window, in one line.
-func describeVerdict(c *record.HistoryCheck) string {
-	switch {
-	case c.Error != "":
-		return "not checked: " + c.Error
-	case c.Window == nil:
-		return c.Verdict
-	}
-	w := c.Window
-	return fmt.Sprintf("%s: %s, leases %v of clients %v, %s to %s", c.Verdict, w.Key, w.Leases, w.Processes,
-		time.Duration(w.FromNS), time.Duration(w.ToNS))
-}

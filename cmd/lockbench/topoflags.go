@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -56,7 +55,7 @@ func (t *topologyFlags) spec() (topologies.Spec, error) {
 	s := topologies.Spec{Name: t.name, Targets: t.targets, Cluster: t.cluster, Sentinels: t.sentinels,
 		MasterName: t.masterName, TLSCA: t.tlsCA, TLSInsecure: t.tlsInsecure}
 	var err error
-	if s.Password, err = readPassword(t.passwordFile, topologies.PasswordEnv); err != nil {
+	if s.Password, err = topologies.ReadPassword(t.passwordFile); err != nil {
 		return s, err
 	}
 	for _, raw := range t.targets {
@@ -85,33 +84,7 @@ func (t *topologyFlags) spec() (topologies.Spec, error) {
 // warnEvenRedlock says that an even number of independent masters buys no
 // fault tolerance over one fewer.
 func warnEvenRedlock(stderr io.Writer, spec topologies.Spec) {
-	if spec.Mode() != topologies.ModeIndependent {
-		return
+	if w := topologies.EvenMastersWarning(spec); w != "" {
+		fmt.Fprintln(stderr, "lockbench: warning: "+w)
 	}
-	n := len(spec.Targets)
-	if kind, params, err := spec.LocalParams(); err == nil && kind == "redlock" {
-		n = params["nodes"]
-	}
-	if n%2 == 0 {
-		fmt.Fprintf(stderr, "lockbench: warning: %d independent masters tolerate no more failures than %d (a majority of %d needs %d)\n",
-			n, n-1, n, n/2+1)
-	}
-}
-
-// readPassword returns the first line of file, or without a file the
-// environment variable env. Errors name --password-file, never the
-// password.
-func readPassword(file, env string) (string, error) {
-	if file == "" {
-		return os.Getenv(env), nil
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		return "", usagef("--password-file: %w", err)
-	}
-	line, _, _ := strings.Cut(string(raw), "\n")
-	if line = strings.TrimSuffix(line, "\r"); line == "" {
-		return "", usagef("--password-file: %s has an empty first line (want the password)", file)
-	}
-	return line, nil
 }

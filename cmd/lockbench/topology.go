@@ -63,29 +63,13 @@ func topologyUp(ctx context.Context, name, state string, stdout io.Writer) error
 	for _, n := range l.Nodes() {
 		fmt.Fprintf(stdout, "  %-12s %-9s %s\n", n.Name, n.Role, n.Endpoint)
 	}
-	fmt.Fprintf(stdout, "use it with: lockbench run %s\n", accessFlags(l.Access()))
+	fmt.Fprintf(stdout, "use it with: lockbench run %s\n", l.Access().RunFlags())
 	down := "lockbench topology down"
 	if state != defaultState {
 		down += " --state " + state
 	}
 	fmt.Fprintln(stdout, "stop it with: "+down)
 	return nil
-}
-
-// accessFlags are the run flags that reach a running topology.
-func accessFlags(a topologies.Access) string {
-	var addrs, targets []string
-	for _, ep := range a.Endpoints {
-		addrs = append(addrs, ep.Addr)
-		targets = append(targets, "--target "+ep.String())
-	}
-	switch {
-	case a.MasterName != "":
-		return fmt.Sprintf("--sentinel %s --master-name %s", strings.Join(addrs, ","), a.MasterName)
-	case a.Mode == topologies.ModeCluster:
-		return "--cluster " + strings.Join(addrs, ",")
-	}
-	return strings.Join(targets, " ")
 }
 
 func topologyDown(state string, stdout io.Writer) error {
