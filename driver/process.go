@@ -15,6 +15,7 @@ import (
 
 	"github.com/lockbench/lockbench/driver/wire"
 	"github.com/lockbench/lockbench/inputerr"
+	"github.com/lockbench/lockbench/procfs"
 )
 
 // Process is one running driver: the clients lockbench gives it share it,
@@ -140,12 +141,22 @@ func closeAll(files []*os.File) {
 }
 
 // wait reaps the process, then kills what is left of its group (children
-// it started): no process of a driver outlives it.
+// it started) and waits, up to groupGone, until the kernel has ended them:
+// no process of a driver outlives it.
 func (p *Process) wait() {
 	p.exitErr = p.cmd.Wait()
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	pgid := p.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	// SIGKILL is delivered when the process is next scheduled: on a busy
+	// machine a child may live on for a moment after Kill returns.
+	for deadline := time.Now().Add(groupGone); len(procfs.Group(pgid)) > 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	close(p.exited)
 }
+
+// groupGone bounds how long wait waits for a killed group to end.
+const groupGone = 5 * time.Second
 
 // handshake sends init and reads init_ok into p.info.
 func (p *Process) handshake(ctx context.Context) error {
