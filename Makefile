@@ -21,17 +21,23 @@ REGRESS_OUT      ?= results/runs/regress.json
 REGRESS_ARGS     ?=
 REGRESS_FAIL_ON  ?= --fail-on 'throughput:-20%' --fail-on 'acquire.p99:+50%' --fail-on 'overlaps:>0' --fail-on 'lost_updates:>0'
 
-.PHONY: all build drivers clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak
+# apt-get install, with one apt-get update first only when the install fails.
+APT_INSTALL = DEBIAN_FRONTEND=noninteractive sh -c 'apt-get install -y -qq "$$@" >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq "$$@" >/dev/null; }' apt-install
+# npm ci in a driver folder when its node_modules is missing or older than its
+# package-lock.json (npm writes node_modules/.package-lock.json on install).
+NPM_CI = [ -f $(1)/node_modules/.package-lock.json ] && [ $(1)/node_modules/.package-lock.json -nt $(1)/package-lock.json ] || { command -v npm >/dev/null || { echo "drivers: npm not found (apt-get install -y nodejs npm)" >&2; exit 1; }; echo "drivers: npm ci in $(1)" >&2; cd $(1) && npm ci --no-audit --no-fund --loglevel=error >/dev/null; }
+
+.PHONY: all build go-drivers clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak drivers
 
 all: build
 
-build: clockshim drivers
+build: clockshim go-drivers
 	$(GO) build -o $(BIN) ./cmd/lockbench
 
 # The lock drivers written in Go, each into its folder beside its
 # driver.json, where lockbench runs it (lockbench drivers lists them;
 # docs/drivers.md).
-drivers:
+go-drivers:
 	$(GO) build -o drivers/go-lua/go-lua ./drivers/go-lua
 
 # Without a C compiler lockbench still builds; only clock faults are refused
@@ -49,6 +55,13 @@ redis:
 
 chromium:
 	@./scripts/ensure-chromium.sh
+
+# The lock drivers of drivers/ (see drivers/README.md): what each needs,
+# installed only when missing, silent when all is there. One line per driver.
+drivers: go-drivers
+	@/usr/bin/python3 -c 'import redis' 2>/dev/null || { echo "drivers: installing python3-redis" >&2; $(APT_INSTALL) python3-redis; }
+	@$(call NPM_CI,drivers/node-redlock)
+	@$(call NPM_CI,drivers/sesame-redlock)
 
 run: build redis
 	./$(BIN) run $(RUN_ARGS)

@@ -92,6 +92,7 @@ func TestLibraryLocksContended(t *testing.T) {
 // redsync takes one pool per independent master: Redlock through the
 // library.
 func TestRedsyncOnIndependentMasters(t *testing.T) {
+	t.Parallel() // counted, not timed: on masters of its own beside the other parallel tests
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
 			p := contended(t, plan.Plan{Variants: []string{"redsync"}, Client: lib})

@@ -235,6 +235,7 @@ func TestServerCostAcrossNodes(t *testing.T) {
 // may make either the master during a cell — and cover both, each with
 // the role it reports.
 func TestSnapshotSentinelNodes(t *testing.T) {
+	t.Parallel() // roles compared, not timed: on a topology of its own
 	topo := topotest.Start(t, "local:sentinel?replicas=1&sentinels=3")
 	var sentinels []topologies.Node
 	roleAt := map[string]string{}
@@ -266,6 +267,9 @@ func TestSnapshotSentinelNodes(t *testing.T) {
 // A node that does not answer fails the snapshot within the timeout, and
 // the nodes that answer are still there.
 func TestSnapshotUnansweringNode(t *testing.T) {
+	// It waits on timeouts, bounded with 500 ms to spare: beside the other
+	// parallel tests, on a server and listeners of its own.
+	t.Parallel()
 	topo := topotest.Local(t)
 	silent, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never replies
 	if err != nil {

@@ -25,6 +25,7 @@ var racy = []string{"none", "sem-basic", "sem-fair"}
 // briefly on both client libraries without errors; the safe ones without
 // overlaps.
 func TestEveryTopology(t *testing.T) {
+	t.Parallel() // counted, not timed: each subtest on a topology of its own beside the other parallel tests
 	for _, name := range []string{
 		"local", "local:replicated?replicas=1", "local:sentinel?replicas=1&sentinels=3",
 		"local:cluster?masters=3&replicas=0", "local:redlock?nodes=3",
@@ -35,6 +36,7 @@ func TestEveryTopology(t *testing.T) {
 		}
 		for _, lib := range clients.Names {
 			t.Run(name+"/"+lib, func(t *testing.T) {
+				t.Parallel()
 				var supported []string
 				for _, info := range variants.All() {
 					if info.Supports(variants.Shape(spec.Mode())) && info.RunsOn(lib) {

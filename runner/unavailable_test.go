@@ -15,6 +15,9 @@ import (
 // every time and never waits; clients of the none variant never wait at
 // all. Both show 0, not the think time or the time a key sat unused.
 func TestUnavailableWithoutWaiters(t *testing.T) {
+	// One client, or clients that never wait: no unavailability at any
+	// load. Beside the other parallel tests, on servers of its own.
+	t.Parallel()
 	rec := runPlan(t, plan.Plan{
 		Variants: []string{"lua-release"}, Clients: []int{1},
 		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Think: dist(t, "300ms"), Duration: 1500 * time.Millisecond},
