@@ -28,6 +28,8 @@ func goldenFullRecord() *record.Record {
 	cell := record.Cell{
 		Variant: "fenced", Client: "rueidis", Topology: "local:replicated?replicas=2", Clients: 8, Keys: 4, Repetition: 2, Limit: 1,
 		ClockOffsetsMS: []float64{-12.5, 30}, Interrupted: true, Error: "cut short", Settings: "library defaults: expiry 8s", Fencing: true,
+		Driver: &record.Driver{Name: "go-lua", Command: []string{"./go-lua"}, Library: "lockbench lua-release", Version: "lockbench 3e2abef0c1d2, rueidis v1.0.64",
+			Language: "go 1.26.8", Procs: 4, LibraryAcquireUS: latency(40)},
 		ElapsedS: 2.5, Acquisitions: 2500, ThroughputPerS: 1000,
 		AcquireLatencyUS: latency(100), AcquireLatencyRawUS: latency(90), ReleaseLatencyUS: latency(50), HoldTimeUS: latency(1000),
 		HandoffLatencyUS: latency(200), OfferedPerS: 1200, Dropped: 7, LatenessUS: latency(10),
