@@ -52,7 +52,7 @@ type Overrides struct {
 	// manifests under DriversDir (default driver.DefaultDir()).
 	Drivers     []string
 	DriversDir  string
-	DriverProcs int // --driver-procs; default DefaultDriverProcs
+	DriverProcs *int // --driver-procs; default DefaultDriverProcs
 }
 
 // A SettingError is a bad setting given to Build, named by its run flag
@@ -100,7 +100,7 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 		Fence:            pick(b, "--fence", o.Fence, s.Fence, DefaultFence),
 		WaitStrict:       o.WaitStrict,
 		AllowDestructive: o.AllowDestructive,
-		DriverProcs:      cmp.Or(o.DriverProcs, DefaultDriverProcs),
+		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, 0, DefaultDriverProcs),
 	}
 	b.check(p)
 	p.Drivers = b.drivers(p, o.DriversDir, o.Drivers)

@@ -25,7 +25,7 @@ func TestBuildResolvesDrivers(t *testing.T) {
 		{"bad spec", Overrides{Variants: []string{"drv:x"}, Drivers: []string{"x"}}, driver.ErrBadDriver, "--driver: "},
 		{"step fault", Overrides{Variants: []string{"lua-release", "drv:ok"}, Drivers: []string{"ok=/bin/true"}, Faults: []string{"at=0s step-delay step=between-get-and-del delay=1ms"}},
 			faults.ErrBadFault, "runs in a driver process"},
-		{"procs", Overrides{Variants: []string{"drv:ok"}, Drivers: []string{"ok=/bin/true"}, DriverProcs: -1}, ErrInvalid, "--driver-procs: must be at least 1"},
+		{"procs", Overrides{Variants: []string{"drv:ok"}, Drivers: []string{"ok=/bin/true"}, DriverProcs: ptr(-1)}, ErrInvalid, "--driver-procs: must be at least 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.ov.DriversDir = empty
@@ -36,7 +36,7 @@ func TestBuildResolvesDrivers(t *testing.T) {
 		})
 	}
 
-	p, err := Build(nil, Overrides{Variants: []string{"lua-release", "drv:ok"}, Drivers: []string{"ok=/bin/true --flag"}, DriversDir: empty, DriverProcs: 3})
+	p, err := Build(nil, Overrides{Variants: []string{"lua-release", "drv:ok"}, Drivers: []string{"ok=/bin/true --flag"}, DriversDir: empty, DriverProcs: ptr(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,3 +62,5 @@ func TestBuildResolvesDrivers(t *testing.T) {
 		t.Errorf("with it: %v", err)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

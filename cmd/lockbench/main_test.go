@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/lockbench/lockbench/driver/drivertest"
 )
 
 // builtDir holds the lockbench binary that the tests of whole processes
@@ -28,11 +30,13 @@ var builtBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// TestMain removes the shared lockbench binary after the tests.
+// TestMain removes the shared lockbench binary, and the drivers the
+// tests built, after the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if builtDir != "" {
 		_ = os.RemoveAll(builtDir)
 	}
+	drivertest.Cleanup()
 	os.Exit(code)
 }

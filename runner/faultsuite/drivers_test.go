@@ -22,8 +22,9 @@ var processName = regexp.MustCompile(`^driver-[1-4] pid [0-9]+$`)
 // porcupine agrees with the oracle on both cells.
 func runDriverScenario(t *testing.T, scenario string, duration time.Duration) record.Cell {
 	t.Helper()
+	procs := 4
 	p := scenarioPlan(t, scenario, runnertest.WithDrivers(t, plan.Overrides{
-		Variants: []string{"lua-release", "drv:go-lua"}, Duration: &duration, DriverProcs: 4}))
+		Variants: []string{"lua-release", "drv:go-lua"}, Duration: &duration, DriverProcs: &procs}))
 	rec, err := runner.Run(context.Background(), p, runner.Options{History: &runner.HistoryOptions{Check: true}})
 	if err != nil {
 		t.Fatal(err)
