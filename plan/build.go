@@ -100,7 +100,7 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 		Fence:            pick(b, "--fence", o.Fence, s.Fence, DefaultFence),
 		WaitStrict:       o.WaitStrict,
 		AllowDestructive: o.AllowDestructive,
-		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, 0, DefaultDriverProcs),
+		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, 0, 0), // 0: DefaultDriverProcs
 	}
 	b.check(p)
 	p.Drivers = b.drivers(p, o.DriversDir, o.Drivers)
@@ -297,7 +297,7 @@ func (b *builder) check(p Plan) {
 		_, err := variants.Lookup(v)
 		b.failOn("--variants", err)
 	}
-	if p.DriverProcs < 1 {
+	if b.origin["--driver-procs"] == byOverride && p.DriverProcs < 1 {
 		b.fail("--driver-procs", "must be at least 1 (got %d)", p.DriverProcs)
 	}
 	if len(p.Clients) == 0 {

@@ -19,6 +19,15 @@ const DriverPrefix = "drv:"
 // are spread over.
 const DefaultDriverProcs = 1
 
+// Procs is how many driver processes a driver cell of p spreads its
+// clients over: DriverProcs, or DefaultDriverProcs when it is zero.
+func (p Plan) Procs() int {
+	if p.DriverProcs > 0 {
+		return p.DriverProcs
+	}
+	return DefaultDriverProcs
+}
+
 // DriverName is the driver a variant names, and whether it names one.
 func DriverName(variant string) (string, bool) {
 	return strings.CutPrefix(variant, DriverPrefix)
@@ -92,7 +101,7 @@ func (b *builder) drivers(p Plan, dir string, specs []string) []driver.Manifest 
 // fault acts at a variant's named steps inside lockbench, and a driver's
 // lock runs in a process of its own, which has none.
 func (p Plan) checkDrivers() error {
-	if p.DriverProcs < 1 {
+	if p.DriverProcs < 0 {
 		return fmt.Errorf("%w: --driver-procs must be at least 1 (got %d)", ErrInvalid, p.DriverProcs)
 	}
 	for _, v := range p.Variants {

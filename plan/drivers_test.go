@@ -25,7 +25,7 @@ func TestBuildResolvesDrivers(t *testing.T) {
 		{"bad spec", Overrides{Variants: []string{"drv:x"}, Drivers: []string{"x"}}, driver.ErrBadDriver, "--driver: "},
 		{"step fault", Overrides{Variants: []string{"lua-release", "drv:ok"}, Drivers: []string{"ok=/bin/true"}, Faults: []string{"at=0s step-delay step=between-get-and-del delay=1ms"}},
 			faults.ErrBadFault, "runs in a driver process"},
-		{"procs", Overrides{Variants: []string{"drv:ok"}, Drivers: []string{"ok=/bin/true"}, DriverProcs: ptr(-1)}, ErrInvalid, "--driver-procs: must be at least 1"},
+		{"procs", Overrides{Variants: []string{"drv:ok"}, Drivers: []string{"ok=/bin/true"}, DriverProcs: ptr(0)}, ErrInvalid, "--driver-procs: must be at least 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.ov.DriversDir = empty
@@ -47,8 +47,8 @@ func TestBuildResolvesDrivers(t *testing.T) {
 	if _, ok := p.Driver("lua-release"); ok {
 		t.Error("lua-release has a driver")
 	}
-	if p, err := Build(nil, Overrides{Variants: []string{"lua-release"}, DriversDir: empty}); err != nil || len(p.Drivers) != 0 || p.DriverProcs != DefaultDriverProcs {
-		t.Errorf("a plan without drivers: %v, %+v, procs %d", err, p.Drivers, p.DriverProcs)
+	if p, err := Build(nil, Overrides{Variants: []string{"lua-release"}, DriversDir: empty}); err != nil || len(p.Drivers) != 0 || p.DriverProcs != 0 || p.Procs() != DefaultDriverProcs {
+		t.Errorf("a plan without drivers: %v, %+v, procs %d (%d)", err, p.Drivers, p.DriverProcs, p.Procs())
 	}
 
 	// A plan made by hand names its drivers itself.

@@ -87,7 +87,8 @@ type Plan struct {
 	Drivers []driver.Manifest `json:"drivers,omitempty"`
 	// DriverProcs spreads a driver cell's clients over this many driver
 	// processes, client i on process i mod DriverProcs, each started with
-	// the cell and closed at its end. Default DefaultDriverProcs.
+	// the cell and closed at its end. Default zero: DefaultDriverProcs
+	// (the record echoes it only when given; see Procs).
 	DriverProcs int `json:"driver_procs,omitempty"`
 }
 
@@ -117,9 +118,6 @@ func (p Plan) WithDefaults() Plan {
 	}
 	if p.Fence == "" {
 		p.Fence = DefaultFence
-	}
-	if p.DriverProcs <= 0 {
-		p.DriverProcs = DefaultDriverProcs
 	}
 	return p
 }

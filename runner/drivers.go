@@ -59,7 +59,7 @@ type cellProcess struct {
 // serve the topology's mode or the plan's limit; nothing is left running
 // then.
 func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifest, prefix string, clients int) (*driverCell, error) {
-	n := max(min(p.DriverProcs, clients), 1)
+	n := max(min(p.Procs(), clients), 1)
 	dc := &driverCell{m: m, prefix: prefix, procs: make([]*cellProcess, n)}
 	groups := p.ClientGroupNames()
 	errs := make([]error, n)
