@@ -81,3 +81,24 @@ func TestDriverHolderCrashKillsItsProcess(t *testing.T) {
 		t.Errorf("fault events %+v, want one holder-crash naming its driver process", drv.Faults)
 	}
 }
+
+// A network fault covers a driver's connections as it covers lockbench's
+// own clients': the driver is given the proxies' addresses, so 100 ms of
+// latency to the master (each way) shows in its acquires as it does in
+// lua-release's.
+func TestDriverBehindTheNetworkFaults(t *testing.T) {
+	topotest.Faulted(t)
+	t.Parallel()
+	duration, keys, hold := 2*time.Second, 4, "1ms"
+	p := scenarioPlan(t, "baseline", runnertest.WithDrivers(t, plan.Overrides{
+		Variants: []string{"lua-release", "drv:go-lua"}, Duration: &duration, Keys: &keys, Hold: &hold, Clients: []int{4},
+		Faults: []string{"at=500ms latency node=master latency=100ms for=1s"}}))
+	rec := runPlan(t, p)
+	for _, c := range rec.Cells {
+		t.Logf("%s: acquire p50 %.0fµs max %.0fµs, %d acquisitions, %d errors", c.Variant, c.AcquireLatencyUS.P50, c.AcquireLatencyUS.Max, c.Acquisitions, c.Errors)
+		if c.AcquireLatencyUS.Max < 150_000 || c.Acquisitions == 0 || c.Violations.Overlaps != 0 {
+			t.Errorf("%s: slowest acquire %.0fµs (want the 100ms each way to show), %d acquisitions, %d overlaps",
+				c.Variant, c.AcquireLatencyUS.Max, c.Acquisitions, c.Violations.Overlaps)
+		}
+	}
+}
