@@ -48,6 +48,11 @@ type Overrides struct {
 	Stages           string // --stages (workloads.ParseStages): an open loop; replaces the duration
 	WaitStrict       bool   // --wait-strict
 	AllowDestructive bool   // --allow-destructive
+	// Drivers name driver commands, NAME=CMD (--driver), beside the
+	// manifests under DriversDir (default driver.DefaultDir()).
+	Drivers     []string
+	DriversDir  string
+	DriverProcs *int // --driver-procs; default DefaultDriverProcs
 }
 
 // A SettingError is a bad setting given to Build, named by its run flag
@@ -95,8 +100,10 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 		Fence:            pick(b, "--fence", o.Fence, s.Fence, DefaultFence),
 		WaitStrict:       o.WaitStrict,
 		AllowDestructive: o.AllowDestructive,
+		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, 0, 0), // 0: DefaultDriverProcs
 	}
 	b.check(p)
+	p.Drivers = b.drivers(p, o.DriversDir, o.Drivers)
 	if b.err != nil {
 		return Plan{}, b.err
 	}
@@ -284,8 +291,14 @@ func (b *builder) check(p Plan) {
 		b.fail("--variants", "give at least one (known: %s)", strings.Join(variants.Names(), ", "))
 	}
 	for _, v := range p.Variants {
+		if _, ok := DriverName(v); ok {
+			continue // found by drivers
+		}
 		_, err := variants.Lookup(v)
 		b.failOn("--variants", err)
+	}
+	if b.origin["--driver-procs"] == byOverride && p.DriverProcs < 1 {
+		b.fail("--driver-procs", "must be at least 1 (got %d)", p.DriverProcs)
 	}
 	if len(p.Clients) == 0 {
 		b.fail("--clients", "give at least one count")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
+	"github.com/lockbench/lockbench/driver"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -81,6 +82,14 @@ type Plan struct {
 	// start, where it affects every client of that server: only a pause
 	// with a time, sent as CLIENT PAUSE (see topologies.DestructiveControl).
 	AllowDestructive bool `json:"allow_destructive,omitempty"`
+	// Drivers are the lock drivers the plan's drv:NAME variants run
+	// (Build finds them: drivers/*/driver.json, --driver NAME=CMD).
+	Drivers []driver.Manifest `json:"drivers,omitempty"`
+	// DriverProcs spreads a driver cell's clients over this many driver
+	// processes, client i on process i mod DriverProcs, each started with
+	// the cell and closed at its end. Default zero: DefaultDriverProcs
+	// (the record echoes it only when given; see Procs).
+	DriverProcs int `json:"driver_procs,omitempty"`
 }
 
 // Fence modes.
@@ -118,7 +127,13 @@ func (p Plan) Validate() error {
 	if len(p.Variants) == 0 {
 		return fmt.Errorf("%w: no variants", ErrInvalid)
 	}
+	if err := p.checkDrivers(); err != nil {
+		return err
+	}
 	for _, v := range p.Variants {
+		if _, ok := DriverName(v); ok {
+			continue // its driver says what it supports when it starts
+		}
 		info, err := variants.Lookup(v)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalid, err)

@@ -29,6 +29,9 @@ type Cell struct {
 	// Fencing says that the variant hands out fencing tokens: the table
 	// then shows the stale and rejected writes.
 	Fencing bool `json:"fencing,omitempty"`
+	// Driver is the lock driver of a drv:NAME cell (its lock runs in
+	// driver processes); nil for lockbench's own variants.
+	Driver *Driver `json:"driver,omitempty"`
 
 	ElapsedS       float64 `json:"elapsed_s"`
 	Acquisitions   int64   `json:"acquisitions"`
@@ -216,4 +219,24 @@ func (s *ServerCost) Relate(acquisitions int64) {
 	if s.CPUMicrosPerAcquisition > 0 {
 		s.AcquisitionsPerCore = 1e6 / s.CPUMicrosPerAcquisition
 	}
+}
+
+// Driver is the lock driver a cell ran (a drv:NAME variant): what it is,
+// as its manifest and its init_ok said, how many processes served the
+// cell's clients, and the time its library's own acquire calls took.
+type Driver struct {
+	Name     string   `json:"name"`
+	Command  []string `json:"command"`
+	Library  string   `json:"library"`
+	Version  string   `json:"version"`
+	Language string   `json:"language"`
+	// Procs is how many driver processes served the cell's clients
+	// (--driver-procs), client i on process i mod Procs.
+	Procs int `json:"procs"`
+	// LibraryAcquireUS is the time the library's successful acquire calls
+	// took in the measured phase, as the driver reported it (took_us):
+	// beside AcquireLatencyUS, which lockbench stamps on its own clock
+	// around the request, it shows what the protocol's pipe costs. Absent
+	// when the driver reports no times.
+	LibraryAcquireUS measure.Latency `json:"library_acquire_us,omitzero"`
 }

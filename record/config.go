@@ -42,6 +42,22 @@ type RunConfig struct {
 	Fence            string `json:"fence"`
 	WaitStrict       bool   `json:"wait_strict,omitempty"`
 	AllowDestructive bool   `json:"allow_destructive,omitempty"`
+	// Drivers are the lock drivers of the run's drv:NAME variants, as
+	// their manifests (or --driver) named them.
+	Drivers []DriverSpec `json:"drivers,omitempty"`
+	// DriverProcs is --driver-procs when given: a driver cell's clients
+	// spread over that many processes; 0: one.
+	DriverProcs int `json:"driver_procs,omitempty"`
+}
+
+// DriverSpec is a lock driver as its manifest names it.
+type DriverSpec struct {
+	Name     string   `json:"name"`
+	Library  string   `json:"library"`
+	Language string   `json:"language"`
+	Command  []string `json:"command"`
+	Requires string   `json:"requires,omitempty"`
+	Summary  string   `json:"summary,omitempty"`
 }
 
 // TopologySpec is where the plan said Redis is, passwords left out.

@@ -47,12 +47,16 @@ const (
 // tests: a new figure must say how it merges.
 //
 // Kept deliberately: LatenessUS, whose histogram the record does not
-// keep (the first's quantiles stand); Error (a cell that failed in one
+// keep (the first's quantiles stand); Driver, the same in both but for
+// its library's acquire times, whose histogram is not kept either; Error (a cell that failed in one
 // record stays failed); Server.Nodes (the nodes of the first; the
 // records ran against the same servers).
 var cellMergeRules = map[string]mergeRule{
 	"Variant": named, "Client": named, "Topology": named, "Keys": named, "Repetition": named, "Limit": named,
 	"Settings": named, "Fencing": named,
+	// The same driver in both; its library's acquire times are the
+	// first's quantiles (the record keeps no histogram of them).
+	"Driver": kept,
 	// Summed across the shards of one run, by Merge; the same otherwise.
 	"Clients": custom,
 	// Appended across the shards of one run, by Merge.

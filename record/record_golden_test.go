@@ -28,6 +28,8 @@ func goldenFullRecord() *record.Record {
 	cell := record.Cell{
 		Variant: "fenced", Client: "rueidis", Topology: "local:replicated?replicas=2", Clients: 8, Keys: 4, Repetition: 2, Limit: 1,
 		ClockOffsetsMS: []float64{-12.5, 30}, Interrupted: true, Error: "cut short", Settings: "library defaults: expiry 8s", Fencing: true,
+		Driver: &record.Driver{Name: "go-lua", Command: []string{"./go-lua"}, Library: "lockbench lua-release", Version: "lockbench 3e2abef0c1d2, rueidis v1.0.64",
+			Language: "go 1.26.8", Procs: 4, LibraryAcquireUS: latency(40)},
 		ElapsedS: 2.5, Acquisitions: 2500, ThroughputPerS: 1000,
 		AcquireLatencyUS: latency(100), AcquireLatencyRawUS: latency(90), ReleaseLatencyUS: latency(50), HoldTimeUS: latency(1000),
 		HandoffLatencyUS: latency(200), OfferedPerS: 1200, Dropped: 7, LatenessUS: latency(10),
@@ -74,6 +76,9 @@ func goldenFullRecord() *record.Record {
 			Faults: []measure.FaultSpec{{At: time.Second, Kind: "step-delay", Node: "master", For: 500 * time.Millisecond, Delay: 300 * time.Millisecond,
 				Step: "after-setnx", Fraction: 0.5, Count: 2, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Jump: 30 * time.Second, Sides: "master|replicas"}},
 			ClientGroups: []string{"a", "b"}, Scenario: "ticket-sale", Repeat: 2, Fence: record.FenceReject, WaitStrict: true, AllowDestructive: true,
+			Drivers: []record.DriverSpec{{Name: "go-lua", Library: "lockbench lua-release", Language: "go", Command: []string{"./go-lua"},
+				Requires: "make drivers", Summary: "the reference driver"}},
+			DriverProcs: 4,
 		},
 		Topology: record.TopologyInfo{Name: "local:replicated?replicas=2", Mode: "single",
 			Nodes:          []record.Node{{Name: "master", Role: "master", Endpoint: record.Endpoint{Addr: "127.0.0.1:7000", Username: "bench", DB: 1}}},

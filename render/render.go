@@ -216,6 +216,7 @@ func notes(rec *record.Record, legend string) []string {
 			notes = append(notes, c.Variant+": "+c.Settings)
 		}
 	}
+	notes = append(notes, driverNotes(rec)...)
 	for _, c := range rec.Cells {
 		if c.ServerNote != "" {
 			notes = append(notes, fmt.Sprintf("server figures of %s, %d clients: %s", c.Variant, c.Clients, c.ServerNote))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/linearize"
+	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
@@ -54,6 +55,9 @@ func CellName(variant string, clients, repetition, repeat int, shard *workloads.
 // history and measure its margins.
 func (r *running) withMargins(spec workloads.Spec, variant string) workloads.Spec {
 	spec.LeaseTTL = variants.LeaseTTL(variant, r.p.TTL)
+	if _, ok := plan.DriverName(variant); ok {
+		spec.LeaseTTL = r.p.TTL // a driver's library's own is not known
+	}
 	if info, err := variants.Lookup(variant); err == nil {
 		spec.Renews = info.Claims.Renewal
 	}

@@ -51,6 +51,11 @@ func configOf(p plan.Plan) record.RunConfig {
 	for _, f := range p.Faults {
 		c.Faults = append(c.Faults, f.Spec())
 	}
+	for _, m := range p.Drivers {
+		c.Drivers = append(c.Drivers, record.DriverSpec{Name: m.Name, Library: m.Library, Language: m.Language,
+			Command: m.Command, Requires: m.Requires, Summary: m.Summary})
+	}
+	c.DriverProcs = p.DriverProcs
 	return c
 }
 

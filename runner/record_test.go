@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/driver"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
@@ -59,6 +60,9 @@ func fullPlan(t *testing.T) plan.Plan {
 			Stages: stages},
 		TTL: 10 * time.Second, AcquireTimeout: 5 * time.Second, Retry: retry, Limit: 3,
 		Faults: []faults.Fault{fault, latency, clock, split}, ClientGroups: []string{"a", "b"}, Scenario: "ticket-sale", Repeat: 2, Fence: plan.FenceReject, WaitStrict: true, AllowDestructive: true,
+		Drivers: []driver.Manifest{{Name: "go-lua", Library: "lockbench lua-release", Language: "go", Command: []string{"./go-lua"},
+			Requires: "make drivers", Summary: "the reference driver", Dir: "/drivers/go-lua"}},
+		DriverProcs: 4,
 	}
 }
 

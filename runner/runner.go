@@ -344,6 +344,24 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	spec.Ready = oracle.ready
 	counted := variants.NewCounted(conns[0])
 	newLock := lockMaker(p, variant, prefix, counted, s.groups)
+	base := record.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
+	// A driver's lock runs in driver processes of the cell's own, which
+	// fail it when they cannot start, or break the protocol or exit
+	// mid-cell; the run goes on with the next cell.
+	var drivers *driverCell
+	runCtx := ctx
+	if m, ok := p.Driver(variant); ok {
+		var err error
+		if drivers, err = startDrivers(ctx, p, s, m, prefix, n); err != nil {
+			base.Error = err.Error()
+			return base, nil
+		}
+		defer drivers.close()
+		newLock = drivers.newLock
+		var stopWatch func()
+		runCtx, stopWatch = drivers.watch(ctx)
+		defer stopWatch()
+	}
 	// Redis' own counters, read over the measured phase (serverMeter),
 	// say what the cell cost the servers.
 	stats := openMeter(ctx, topo.Access(), topo.Nodes(), p.Client, slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.NamesNode() }))
@@ -356,8 +374,11 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 		schedule  *faults.Running // set when the measured phase began
 		atMeasure int64
 	)
-	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
+	out, err := workloads.Run(runCtx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
+		if drivers != nil {
+			drivers.measuring.Store(true)
+		}
 		stats.begin(ctx)
 		schedule = faults.Start(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: control(p, topo), Net: s.net, Start: time.Now(), BeforeNode: stats.BeforeNode})
 	})
@@ -368,7 +389,9 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	if schedule != nil {
 		events = schedule.Wait()
 	}
-	base := record.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
+	if drivers != nil && err == nil {
+		err = drivers.failed()
+	}
 	if err != nil {
 		base.Error = err.Error()
 		return base, nil
@@ -385,10 +408,15 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	cell.Fencing = fencing(variant)
 	cell.Settings = variants.Settings(variant, variants.Config{Conn: counted, Prefix: prefix, TTL: p.TTL,
 		Retry: p.Retry, AcquireTimeout: p.AcquireTimeout})
+	if drivers != nil {
+		cell.Driver, cell.Fencing = drivers.record(), drivers.fencing()
+	}
 	cell.Faults = append(events, out.FaultEvents...)
 	slices.SortFunc(cell.Faults, func(a, b measure.FaultEvent) int { return cmp.Compare(a.AtS, b.AtS) })
-	// Not after an interrupt: a stop must not wait on a server.
-	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
+	// Not after an interrupt: a stop must not wait on a server. A
+	// driver's commands go on connections of its own: lockbench counts
+	// none of them.
+	if ctx.Err() == nil && topo.Representative() && (cell.Commands > 0 || drivers != nil && cell.Acquisitions > 0) {
 		cell.Server, cell.ServerNote = stats.finish(ctx, cell.Acquisitions)
 	}
 	return cell, out.History

@@ -17,6 +17,11 @@ var (
 	ErrLeaseLost = errors.New("variants: lease lost")
 	// ErrUnknown: no variant is registered under that name.
 	ErrUnknown = errors.New("unknown variant")
+	// ErrDefinite marks an error after which the operation certainly did
+	// not take effect (a lock driver's definite error, package driver): a
+	// history records such an acquire as failed, where another error
+	// leaves it unknown.
+	ErrDefinite = errors.New("variants: definite error (it did not take effect)")
 )
 
 // Lock is one client's handle on a lock design. A Lock is made per simulated

@@ -3,7 +3,6 @@ package workloads
 import (
 	"context"
 	"math/rand/v2"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -16,12 +15,16 @@ import (
 // crashes is kept apart).
 const maxStepEvents = 100
 
-// event records that a client fault acted on client c.
-func (d *driver) event(f *clientFault, c *client, action string) {
+// event records that a client fault acted on client c (on its process,
+// for a client in a process apart: ProcessHolder).
+func (d *driver) event(f *clientFault, c *client, action string) { d.eventAt(f, c, action, time.Now()) }
+
+// eventAt is event at at.
+func (d *driver) eventAt(f *clientFault, c *client, action string, at time.Time) {
 	d.eventsMu.Lock()
 	defer d.eventsMu.Unlock()
-	d.events = append(d.events, measure.FaultEvent{AtS: time.Since(d.measureAt).Seconds(), Fault: f.String(),
-		Action: action, Node: "client-" + strconv.Itoa(c.index)})
+	d.events = append(d.events, measure.FaultEvent{AtS: at.Sub(d.measureAt).Seconds(), Fault: f.String(),
+		Action: action, Node: c.faultNode()})
 }
 
 // clientFault is a client fault with its state during a cell.

@@ -44,6 +44,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 		c.stopWaiting(began)
 	}
 	c.key = k
+	c.askWaits(k, began)
 	acq := c.invoke(k, history.Acquire, history.NoID)
 	lease, err := c.acquire(ctx, k, acq)
 	done := c.d.now()
@@ -68,28 +69,36 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	c.complete(enter, history.OK, lease.Token())
 	f := c.d.holderFault(done)
 	if f != nil {
-		c.d.event(f, c, string(f.Kind))
 		if f.Kind == faults.HolderCrash {
 			// Dead while holding: it leaves the resource, never releases,
-			// and its renewals stop at their next step.
-			c.crashed.Store(true)
+			// and its renewals stop at their next step; in a process
+			// apart, the process dies with its every client.
 			crashed := c.d.now()
+			note := c.crash(rec, crashed)
+			c.d.eventAt(f, c, string(f.Kind)+note, crashed)
 			exit := c.invoke(k, history.Exit, acq)
 			c.d.oracle.AbandonAt(entry, crashed)
 			c.complete(exit, history.Fail, 0)
-			rec.Add(crashed, metrics.Crashed)
 			return false, time.Time{}
 		}
-		// A stop-the-world pause: the holder and its renewals freeze.
-		c.frozenUntil.Store(time.Now().Add(f.For).UnixNano())
-		c.sleep(ctx, f.For, nil)
+		// A stop-the-world pause: the holder and its renewals freeze (in
+		// a process apart, the process with its every client).
+		paused := time.Now()
+		c.d.eventAt(f, c, string(f.Kind)+c.pause(ctx, f), paused)
 	}
 	hold := c.d.spec.Hold.Sample(c.rnd)
 	lost := c.sleep(ctx, hold, lease.Lost())
 	noticed := lost // told by the variant (Lost), not by the resource
+	// A client of a process that was stopped meanwhile stays in until it
+	// runs again; one that was killed left when it died.
+	thawed := c.waitThaw(ctx)
+	if c.wasKilled() {
+		c.leaveKilled(k, acq, entry)
+		return false, time.Time{}
+	}
 	// A zero hold leaves as it enters, at the same reading of the clock.
 	exited := done
-	if hold > 0 || f != nil {
+	if hold > 0 || f != nil || thawed {
 		exited = c.d.now()
 	}
 	exit := c.invoke(k, history.Exit, acq)
@@ -134,6 +143,8 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	case errors.Is(err, faults.ErrCrashed):
 		rec.Add(end, metrics.Crashed)
 		return false, time.Time{}
+	case c.wasKilled(): // counted when its process was killed
+		return false, time.Time{}
 	default:
 		rec.Failed(end, failureOf(err))
 		c.live.Failed()
@@ -157,7 +168,7 @@ func (c *client) stopWaiting(at time.Time) {
 // whether the client goes on.
 func (c *client) failedAcquire(ctx context.Context, rec *metrics.Recorder, err error, done time.Time) bool {
 	switch {
-	case ctx.Err() != nil:
+	case ctx.Err() != nil, c.wasKilled(): // counted when its process was killed
 		return false
 	case errors.Is(err, faults.ErrCrashed):
 		rec.Add(done, metrics.Crashed)
@@ -200,6 +211,7 @@ func (c *client) sleep(ctx context.Context, d time.Duration, lost <-chan struct{
 		return true
 	case <-ctx.Done():
 	case <-c.timer.C:
+	case <-c.killedChan():
 	}
 	return false
 }

@@ -153,6 +153,9 @@ type driver struct {
 	hist     *history.Recorder
 	histGate histGate
 	margins  []*metrics.Margins
+	// processes are the processes apart the clients' locks live in, by
+	// name (ProcessHolder); nil when they all live in this one.
+	processes map[string]*process
 }
 
 func newDriver(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle) (*driver, error) {
@@ -189,6 +192,9 @@ func newDriver(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle)
 			return nil, fmt.Errorf("workloads: client %d: %w", i, err)
 		}
 		c.lock = lock
+		if h, ok := lock.(ProcessHolder); ok {
+			c.proc = d.processOf(h, c)
+		}
 		if o, ok := lock.(variants.OptionsAcquirer); ok && spec.HistoryEvents > 0 {
 			c.options = o // its renewals are recorded
 		}
@@ -353,6 +359,9 @@ type client struct {
 	// nanoseconds) while a holder pause lasts. Its renewals read both.
 	crashed     atomic.Bool
 	frozenUntil atomic.Int64
+	// proc is the process apart the client's lock lives in
+	// (ProcessHolder), nil for lockbench's own.
+	proc *process
 }
 
 // note counts a variant's own happening in the recorder of the phase it

@@ -52,16 +52,17 @@ func (c *client) complete(id history.ID, outcome history.Type, fence uint64) {
 }
 
 // acquireOutcome is what an acquire that returned err did: it certainly
-// did not take the lock when the lock was busy or the retry policy gave
-// up; after a Redis error, a crash or the end of ctx mid-call the SET may
-// have landed.
+// did not take the lock when the lock was busy, the retry policy gave up,
+// or a lock driver said so (a definite error, variants.ErrDefinite); after
+// a Redis error, a crash, a driver's indefinite error or the end of ctx
+// mid-call the SET may have landed.
 func acquireOutcome(ctx context.Context, err error) history.Type {
 	switch {
 	case err == nil:
 		return history.OK
 	case ctx.Err() != nil:
 		return history.Info
-	case errors.Is(err, variants.ErrBusy), errors.Is(err, variants.ErrTimeout):
+	case errors.Is(err, variants.ErrBusy), errors.Is(err, variants.ErrTimeout), errors.Is(err, variants.ErrDefinite):
 		return history.Fail
 	}
 	return history.Info

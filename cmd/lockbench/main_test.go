@@ -30,8 +30,8 @@ var builtBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// TestMain removes the shared lockbench binary, and the drivers built,
-// after the tests.
+// TestMain removes the shared lockbench binary, and the drivers the
+// tests built, after the tests.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if builtDir != "" {

@@ -63,6 +63,8 @@ type runOptions struct {
 	history        historyFlags // run only
 	overwrite      bool         // run only
 	cpuProfile     string       // run only
+	drivers        []string
+	driverProcs    int
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -154,7 +156,9 @@ func (o runOptions) sharding(p plan.Plan) (*workloads.Shard, error) {
 
 // register defines the flags of a run on fs.
 func (o *runOptions) register(fs *pflag.FlagSet) {
-	fs.StringSliceVar(&o.variants, "variants", plan.DefaultVariants, "comma-separated `NAMES` of the variants to run (see lockbench variants)")
+	fs.StringSliceVar(&o.variants, "variants", plan.DefaultVariants, "comma-separated `NAMES` of the variants to run (see lockbench variants); drv:NAME runs the lock driver NAME")
+	fs.StringArrayVar(&o.drivers, "driver", nil, "name a lock driver's command, `NAME=CMD` (repeatable), for --variants drv:NAME; others are found by their manifests (drivers/*/driver.json)")
+	fs.IntVar(&o.driverProcs, "driver-procs", plan.DefaultDriverProcs, "spread a driver cell's clients over `N` driver processes, client i on process i mod N")
 	fs.IntSliceVar(&o.clients, "clients", plan.DefaultClients, "concurrent clients; a comma list `N,...` runs each count")
 	fs.StringVar(&o.client, "client", plan.DefaultClient, "client `LIBRARY`: "+strings.Join(clients.Names, " or "))
 	o.topology.register(fs)
@@ -251,6 +255,7 @@ func (o *runOptions) overrides(changed func(flag string) bool) (plan.Overrides, 
 		Fence:          given(changed, "fence", o.fence),
 
 		Ops: o.ops, Rate: o.rate, Stages: o.stages, WaitStrict: o.waitStrict, AllowDestructive: o.destructive,
+		Drivers: o.drivers, DriverProcs: given(changed, "driver-procs", o.driverProcs),
 	}
 	if changed("client") {
 		ov.Client = o.client

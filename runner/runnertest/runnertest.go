@@ -9,6 +9,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lockbench/lockbench/driver/drivertest"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
@@ -74,4 +75,34 @@ func Dist(t *testing.T, s string) workloads.Distribution {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// Agreement fails the test where porcupine's verdict on a cell's history
+// (run with runner.HistoryOptions{Check: true}) and the oracle's count
+// disagree: a cell's critical sections are not linearizable exactly where
+// the oracle counted overlaps.
+func Agreement(t *testing.T, cells []record.Cell) {
+	t.Helper()
+	for _, c := range cells {
+		if c.Error != "" || c.History == nil || c.History.Check == nil || c.History.Cut {
+			t.Errorf("%s: no whole checked history (error %q, history %+v)", c.Variant, c.Error, c.History)
+			continue
+		}
+		verdict := c.History.Check.Verdict
+		if verdict == record.VerdictUnknown || c.History.Check.Error != "" {
+			t.Errorf("%s: porcupine gave no verdict: %s %s", c.Variant, verdict, c.History.Check.Error)
+			continue
+		}
+		if overlaps := c.Violations.Overlaps; (overlaps > 0) != (verdict == record.VerdictNotLinearizable) {
+			t.Errorf("%s: porcupine says %s, the oracle counted %d overlaps", c.Variant, verdict, overlaps)
+		}
+	}
+}
+
+// WithDrivers is ov with the drivers tests run: drivers/go-lua, built once
+// per test binary (drivertest), as drv:go-lua.
+func WithDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
+	t.Helper()
+	ov.DriversDir = drivertest.DriversDir(t)
+	return ov
 }

@@ -1,0 +1,122 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lockbench/lockbench/driver"
+	"github.com/lockbench/lockbench/faults"
+	"github.com/lockbench/lockbench/inputerr"
+)
+
+// DriverPrefix starts a variant that is a lock driver's: drv:NAME runs the
+// lock of the driver NAME (package driver: a manifest drivers/*/driver.json,
+// or --driver NAME=CMD) beside lockbench's own variants, under the same
+// oracle.
+const DriverPrefix = "drv:"
+
+// DefaultDriverProcs is how many driver processes a driver cell's clients
+// are spread over.
+const DefaultDriverProcs = 1
+
+// Procs is how many driver processes a driver cell of p spreads its
+// clients over: DriverProcs, or DefaultDriverProcs when it is zero.
+func (p Plan) Procs() int {
+	if p.DriverProcs > 0 {
+		return p.DriverProcs
+	}
+	return DefaultDriverProcs
+}
+
+// DriverName is the driver a variant names, and whether it names one.
+func DriverName(variant string) (string, bool) {
+	return strings.CutPrefix(variant, DriverPrefix)
+}
+
+// Driver is the manifest of the driver of variant drv:NAME among p's, and
+// whether p has it.
+func (p Plan) Driver(variant string) (driver.Manifest, bool) {
+	name, ok := DriverName(variant)
+	if !ok {
+		return driver.Manifest{}, false
+	}
+	for _, m := range p.Drivers {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return driver.Manifest{}, false
+}
+
+// hasDrivers reports whether any of p's variants is a driver's.
+func (p Plan) hasDrivers() bool {
+	for _, v := range p.Variants {
+		if _, ok := DriverName(v); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// drivers resolves the drv:NAME variants of p: the drivers the manifests
+// under dir (driver.DefaultDir when "") and the specs of --driver know,
+// each checked to run. A name none knows, or a command that cannot run, is
+// an error wrapping driver.ErrBadDriver, in one line.
+func (b *builder) drivers(p Plan, dir string, specs []string) []driver.Manifest {
+	if !p.hasDrivers() || b.err != nil {
+		return nil
+	}
+	if dir == "" {
+		dir = driver.DefaultDir()
+	}
+	known, err := driver.Known(dir, specs)
+	if err != nil {
+		b.failOn("--driver", err)
+		return nil
+	}
+	var ms []driver.Manifest
+	for _, v := range p.Variants {
+		name, ok := DriverName(v)
+		if !ok {
+			continue
+		}
+		m, err := driver.Find(known, name)
+		if err == nil && m.Name != name { // Find takes a command too; a variant takes a name
+			err = inputerr.Errorf(driver.ErrBadDriver, "%q is no driver's name; give a command with --driver NAME=CMD", name)
+		}
+		if err == nil {
+			_, err = m.Program()
+		}
+		if err != nil {
+			b.failOn("--variants", err)
+			return nil
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+// checkDrivers checks the driver variants of p: each has its manifest, the
+// processes are at least one, and no step fault is asked of them — a step
+// fault acts at a variant's named steps inside lockbench, and a driver's
+// lock runs in a process of its own, which has none.
+func (p Plan) checkDrivers() error {
+	if p.DriverProcs < 0 {
+		return fmt.Errorf("%w: --driver-procs must be at least 1 (got %d)", ErrInvalid, p.DriverProcs)
+	}
+	for _, v := range p.Variants {
+		if _, ok := DriverName(v); !ok {
+			continue
+		}
+		if _, ok := p.Driver(v); !ok {
+			return fmt.Errorf("%w: %s: the plan has no manifest of that driver", ErrInvalid, v)
+		}
+		for _, f := range p.Faults {
+			if f.Kind == faults.StepDelay || f.Kind == faults.StepCrash {
+				return fmt.Errorf("%w %q: %s acts at a named step of a variant inside lockbench; %s runs in a driver process, which has none (run step faults without drv: variants)",
+					faults.ErrBadFault, f.String(), f.Kind, v)
+			}
+		}
+	}
+	return nil
+}
