@@ -1,7 +1,6 @@
 package driver
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -26,27 +25,39 @@ type outbox struct {
 }
 
 // write queues msg as one line on the driver's stdin.
+// The line is encoded straight into the outbox.
 func (p *Process) write(msg wire.Message) error {
-	line, err := json.Marshal(msg)
-	if err != nil {
-		return fmt.Errorf("driver %s: encode %s: %w", p.m.Name, msg.Type, err)
-	}
-	return p.queue(line)
+	return p.queue(func(b []byte) ([]byte, error) {
+		b, err := wire.AppendMessage(b, &msg)
+		if err != nil {
+			return b, fmt.Errorf("driver %s: encode %s: %w", p.m.Name, msg.Type, err)
+		}
+		return b, nil
+	})
 }
 
 // WriteLine writes line as it is (a newline added) on the driver's stdin,
 // outside the protocol: the conformance suite's malformed requests. A
 // reply with no in_reply_to comes on StrayErrors.
-func (p *Process) WriteLine(line []byte) error { return p.queue(line) }
+func (p *Process) WriteLine(line []byte) error {
+	return p.queue(func(b []byte) ([]byte, error) { return append(b, line...), nil })
+}
 
-func (p *Process) queue(line []byte) error {
+// queue appends a line (add appends it to the waiting lines, or fails and
+// leaves them as they were) and a newline to the outbox.
+func (p *Process) queue(add func([]byte) ([]byte, error)) error {
 	o := &p.out
 	o.mu.Lock()
 	if o.closed {
 		o.mu.Unlock()
 		return fmt.Errorf("driver %s: %w", p.m.Name, ErrClosed)
 	}
-	o.lines = append(append(o.lines, line...), '\n')
+	lines, err := add(o.lines)
+	if err != nil {
+		o.mu.Unlock()
+		return err
+	}
+	o.lines = append(lines, '\n')
 	o.mu.Unlock()
 	select {
 	case o.kick <- struct{}{}:

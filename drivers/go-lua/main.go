@@ -15,13 +15,43 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 )
 
+// profileEnv names a file go-lua writes a CPU profile of its whole run
+// to, when set: what BenchmarkProtocolCost's driver side spends its CPU
+// on (go tool pprof drivers/go-lua/go-lua FILE).
+const profileEnv = "LOCKBENCH_GOLUA_CPUPROFILE"
+
 func main() {
+	if path := os.Getenv(profileEnv); path != "" {
+		stop, err := profile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "go-lua:", err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := newServer(os.Stdout, os.Stderr).serve(ctx, os.Stdin); err != nil {
 		fmt.Fprintln(os.Stderr, "go-lua:", err)
 		os.Exit(1)
 	}
+}
+
+// profile starts a CPU profile written to path; stop ends it.
+func profile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }

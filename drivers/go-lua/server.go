@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,8 +58,8 @@ func (s *server) serve(ctx context.Context, in io.Reader) error {
 // dispatch answers one line: init at once, any other request on a
 // goroutine of its own, so that reading never waits for Redis.
 func (s *server) dispatch(ctx context.Context, line []byte) {
-	var req wire.Message
-	if err := json.Unmarshal(line, &req); err != nil {
+	req, err := wire.Decode(line)
+	if err != nil {
 		s.send(wire.ErrorReply(nil, true, wire.CodeMalformed, "not a JSON object: "+err.Error()))
 		return
 	}
@@ -108,13 +107,14 @@ func (s *server) init(ctx context.Context, req *wire.Message) {
 
 // send queues m as one line for writeLoop.
 func (s *server) send(m wire.Message) {
-	line, err := wire.Encode(m)
+	s.wmu.Lock()
+	waiting, err := wire.AppendEncoded(s.waiting, &m)
 	if err != nil {
+		s.wmu.Unlock()
 		fmt.Fprintln(s.log, "go-lua: encode:", err)
 		return
 	}
-	s.wmu.Lock()
-	s.waiting = append(append(s.waiting, line...), '\n')
+	s.waiting = append(waiting, '\n')
 	s.wmu.Unlock()
 	select {
 	case s.kick <- struct{}{}:
