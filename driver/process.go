@@ -27,7 +27,7 @@ type Process struct {
 	cmd  *exec.Cmd
 	info Info
 
-	stdin  *os.File // written by writeLoop
+	stdin  *os.File // written by queue and writeLoop (outbox)
 	stdout *os.File // read by read
 	stderr *os.File // read by readStderr
 	out    outbox
@@ -104,6 +104,11 @@ func (p *Process) spawn(prog string) error {
 		files[i], files[i+1] = r, w
 	}
 	childIn, ourIn, ourOut, childOut, ourErr, childErr := files[0], files[1], files[2], files[3], files[4], files[5]
+	raw, err := ourIn.SyscallConn()
+	if err != nil {
+		closeAll(files[:])
+		return fmt.Errorf("driver %s: %w", p.m.Name, err)
+	}
 	cmd := exec.Command(prog, p.m.Command[1:]...)
 	cmd.Dir = p.m.Dir
 	cmd.Env = append(os.Environ(), DriverEnv+"="+p.m.Name)
@@ -114,7 +119,7 @@ func (p *Process) spawn(prog string) error {
 	// Its own group, which Signal and Close signal whole; the kernel kills
 	// it when lockbench dies, however it dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	err := cmd.Start()
+	err = cmd.Start()
 	closeAll([]*os.File{childIn, childOut, childErr})
 	if err != nil {
 		closeAll([]*os.File{ourIn, ourOut, ourErr})
@@ -124,7 +129,7 @@ func (p *Process) spawn(prog string) error {
 		return fmt.Errorf("driver %s: start %q: %w", p.m.Name, p.m.Command[0], err)
 	}
 	p.cmd, p.stdin, p.stdout, p.stderr = cmd, ourIn, ourOut, ourErr
-	p.out = outbox{kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	p.out = outbox{raw: raw, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go p.wait()
 	go p.readStderr()
 	go p.read()
