@@ -39,6 +39,9 @@ type Process struct {
 	leases   map[leaseKey]*Lease
 	failure  error // set once: every later request fails with it
 	closing  bool
+	// nextSweep is the earliest deadline of a request sweep knows of.
+	nextSweep time.Time
+	sweepStop chan struct{} // closed when the process is closed: sweep ends
 
 	stray    chan wire.Message // error replies with no in_reply_to
 	exited   chan struct{}     // closed once the process was reaped
@@ -79,7 +82,7 @@ func Start(ctx context.Context, m Manifest, cfg Config) (*Process, error) {
 		m: m, cfg: cfg,
 		pending: map[int64]*request{}, inflight: map[int]*request{}, leases: map[leaseKey]*Lease{},
 		stray: make(chan wire.Message, 16), exited: make(chan struct{}),
-		readDone: make(chan struct{}), errDone: make(chan struct{}),
+		readDone: make(chan struct{}), errDone: make(chan struct{}), sweepStop: make(chan struct{}),
 	}
 	if err := p.spawn(prog); err != nil {
 		return nil, err
@@ -134,6 +137,7 @@ func (p *Process) spawn(prog string) error {
 	go p.readStderr()
 	go p.read()
 	go p.writeLoop()
+	go p.sweep()
 	return nil
 }
 
@@ -273,6 +277,7 @@ func (p *Process) close() error {
 	<-p.readDone
 	<-p.errDone
 	p.fail(fmt.Errorf("driver %s: %w", p.m.Name, ErrClosed))
+	close(p.sweepStop)
 	return err
 }
 

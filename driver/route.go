@@ -126,7 +126,7 @@ func (p *Process) route(line []byte) string {
 	case wire.TypeReleaseOK, wire.TypeLeaseGone:
 		delete(p.leases, leaseKey{req.client, req.token})
 	}
-	req.done <- r
+	p.deliver(req, r)
 	return ""
 }
 
