@@ -51,8 +51,18 @@ func (s *server) serve(ctx context.Context, in io.Reader) error {
 			b.conn.Close()
 		}
 	}()
+	var long []byte // a line longer than r's buffer, gathered
 	for {
-		line, err := r.ReadBytes('\n')
+		// The line is r's buffer (dispatch copies what it keeps), unless
+		// it is longer.
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || long != nil {
+			long = append(long, line...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			line, long = long, nil
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			s.dispatch(ctx, line)
 		}
