@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,6 +124,35 @@ func TestStopsAnswering(t *testing.T) {
 	}
 	if p.Err() != nil {
 		t.Errorf("a slow driver is not a failed one: %v", p.Err())
+	}
+}
+
+// A driver that stops reading its stdin: once the pipe is full, the
+// requests that wait to be written fail at their deadline, and so does
+// the process (indefinite: a line may be half written); a later request
+// fails at once, definite.
+func TestStopsReading(t *testing.T) {
+	cfg := config(t)
+	cfg.AcquireTimeout, cfg.Margin, cfg.Grace = 200*time.Millisecond, 300*time.Millisecond, 100*time.Millisecond
+	p := start(t, drivertest.Bad(t, "deaf"), cfg)
+	const clients = 64 // of 4 KB keys: 256 KB, more than a pipe holds
+	errs := make(chan error, clients)
+	for c := range clients {
+		go func() {
+			_, err := p.Client(c).Acquire(context.Background(), key(fmt.Sprint(c, strings.Repeat("x", 4<<10))))
+			errs <- err
+		}()
+	}
+	for range clients {
+		if err := <-errs; !errors.Is(err, driver.ErrNoReply) || !errors.Is(err, driver.ErrIndefinite) {
+			t.Errorf("a request to a driver that does not read: %v, want no reply, indefinite", err)
+		}
+	}
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "stopped reading its stdin") {
+		t.Errorf("the process's failure: %v, want: stopped reading its stdin", err)
+	}
+	if _, err := p.Client(clients).Acquire(context.Background(), key("k")); !errors.Is(err, driver.ErrDefinite) {
+		t.Errorf("a request after the failure: %v, want definite", err)
 	}
 }
 

@@ -3,6 +3,9 @@ package driver_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -22,6 +25,10 @@ import (
 // benchClients is how many clients each side runs, each on a lock of its
 // own, holding it for no time.
 const benchClients = 16
+
+// benchGoLua names a go-lua binary BenchmarkProtocolCost runs instead of
+// the one it builds: to compare two builds of it, one run after the other.
+const benchGoLua = "LOCKBENCH_BENCH_GOLUA"
 
 // BenchmarkProtocolCost is what the protocol costs: lua-release acquired
 // and released by 16 clients on 16 keys, in lockbench's process and
@@ -56,7 +63,11 @@ func BenchmarkProtocolCost(b *testing.B) {
 		}, nil)
 	})
 	b.Run("driver", func(b *testing.B) {
-		p, err := driver.Start(context.Background(), drivertest.GoLua(b), driver.Config{
+		m := drivertest.GoLua(b)
+		if bin := os.Getenv(benchGoLua); bin != "" {
+			m.Command = []string{bin}
+		}
+		p, err := driver.Start(context.Background(), m, driver.Config{
 			Redis: driver.RedisOf(topologies.Access{Mode: topologies.ModeSingle, Endpoints: []topologies.Endpoint{ep}}), Prefix: "lockbench:bench:", Clients: benchClients,
 		})
 		if err != nil {
@@ -64,6 +75,7 @@ func BenchmarkProtocolCost(b *testing.B) {
 		}
 		var libraryTook atomic.Int64
 		children := cpuTime(syscall.RUSAGE_CHILDREN)
+		r0, w0 := sysIO(p.PID())
 		cycles(b, func(ctx context.Context, client int, key string) (time.Duration, error) {
 			start := time.Now()
 			lease, err := p.Client(client).Acquire(ctx, "lockbench:bench:"+key)
@@ -75,6 +87,9 @@ func BenchmarkProtocolCost(b *testing.B) {
 			_, err = lease.Release(ctx)
 			return acquired, err
 		}, &libraryTook)
+		r1, w1 := sysIO(p.PID())
+		b.ReportMetric(float64(r1-r0)/float64(b.N), "driver-reads/cycle")
+		b.ReportMetric(float64(w1-w0)/float64(b.N), "driver-writes/cycle")
 		if err := p.Close(); err != nil {
 			b.Error(err)
 		}
@@ -97,6 +112,7 @@ func cycles(b *testing.B, cycle func(ctx context.Context, client int, key string
 	)
 	b.ResetTimer()
 	began, cpu := time.Now(), cpuTime(syscall.RUSAGE_SELF)
+	r0, w0 := sysIO(os.Getpid())
 	for c := range benchClients {
 		wg.Go(func() {
 			h := hdrhistogram.New(1, int64(10*time.Second/time.Microsecond), 3)
@@ -118,7 +134,10 @@ func cycles(b *testing.B, cycle func(ctx context.Context, client int, key string
 	}
 	wg.Wait()
 	elapsed, cpu := time.Since(began), cpuTime(syscall.RUSAGE_SELF)-cpu
+	r1, w1 := sysIO(os.Getpid())
 	b.StopTimer()
+	b.ReportMetric(float64(r1-r0)/float64(b.N), "reads/cycle")
+	b.ReportMetric(float64(w1-w0)/float64(b.N), "writes/cycle")
 	if first != nil {
 		b.Fatal(first)
 	}
@@ -138,4 +157,25 @@ func cpuTime(who int) time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// sysIO is how many read and write system calls (of any kind: pipes,
+// sockets) process pid made so far, from /proc/PID/io; 0 where it cannot
+// be read.
+func sysIO(pid int) (reads, writes int64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		name, value, _ := strings.Cut(line, ": ")
+		n, _ := strconv.ParseInt(value, 10, 64)
+		switch name {
+		case "syscr":
+			reads = n
+		case "syscw":
+			writes = n
+		}
+	}
+	return reads, writes
 }

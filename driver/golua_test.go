@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,6 +71,14 @@ func TestGoLuaLease(t *testing.T) {
 	}
 	if _, err := second.Release(ctx); err != nil {
 		t.Error(err)
+	}
+	// A request longer than go-lua's read buffer (64 KB) is read whole.
+	long, err := a.Acquire(ctx, key(strings.Repeat("k", 200<<10)))
+	if err != nil {
+		t.Fatalf("acquire of a 200 KB key: %v", err)
+	}
+	if _, err := long.Release(ctx); err != nil {
+		t.Errorf("release of a 200 KB key: %v", err)
 	}
 }
 

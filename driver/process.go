@@ -27,7 +27,7 @@ type Process struct {
 	cmd  *exec.Cmd
 	info Info
 
-	stdin  *os.File // written by writeLoop
+	stdin  *os.File // written by queue and writeLoop (outbox)
 	stdout *os.File // read by read
 	stderr *os.File // read by readStderr
 	out    outbox
@@ -39,6 +39,9 @@ type Process struct {
 	leases   map[leaseKey]*Lease
 	failure  error // set once: every later request fails with it
 	closing  bool
+	// nextSweep is the earliest deadline of a request sweep knows of.
+	nextSweep time.Time
+	sweepStop chan struct{} // closed when the process is closed: sweep ends
 
 	stray    chan wire.Message // error replies with no in_reply_to
 	exited   chan struct{}     // closed once the process was reaped
@@ -79,7 +82,7 @@ func Start(ctx context.Context, m Manifest, cfg Config) (*Process, error) {
 		m: m, cfg: cfg,
 		pending: map[int64]*request{}, inflight: map[int]*request{}, leases: map[leaseKey]*Lease{},
 		stray: make(chan wire.Message, 16), exited: make(chan struct{}),
-		readDone: make(chan struct{}), errDone: make(chan struct{}),
+		readDone: make(chan struct{}), errDone: make(chan struct{}), sweepStop: make(chan struct{}),
 	}
 	if err := p.spawn(prog); err != nil {
 		return nil, err
@@ -104,6 +107,11 @@ func (p *Process) spawn(prog string) error {
 		files[i], files[i+1] = r, w
 	}
 	childIn, ourIn, ourOut, childOut, ourErr, childErr := files[0], files[1], files[2], files[3], files[4], files[5]
+	raw, err := ourIn.SyscallConn()
+	if err != nil {
+		closeAll(files[:])
+		return fmt.Errorf("driver %s: %w", p.m.Name, err)
+	}
 	cmd := exec.Command(prog, p.m.Command[1:]...)
 	cmd.Dir = p.m.Dir
 	cmd.Env = append(os.Environ(), DriverEnv+"="+p.m.Name)
@@ -114,7 +122,7 @@ func (p *Process) spawn(prog string) error {
 	// Its own group, which Signal and Close signal whole; the kernel kills
 	// it when lockbench dies, however it dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	err := cmd.Start()
+	err = cmd.Start()
 	closeAll([]*os.File{childIn, childOut, childErr})
 	if err != nil {
 		closeAll([]*os.File{ourIn, ourOut, ourErr})
@@ -124,11 +132,12 @@ func (p *Process) spawn(prog string) error {
 		return fmt.Errorf("driver %s: start %q: %w", p.m.Name, p.m.Command[0], err)
 	}
 	p.cmd, p.stdin, p.stdout, p.stderr = cmd, ourIn, ourOut, ourErr
-	p.out = outbox{kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	p.out = outbox{raw: raw, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	go p.wait()
 	go p.readStderr()
 	go p.read()
 	go p.writeLoop()
+	go p.sweep()
 	return nil
 }
 
@@ -268,6 +277,7 @@ func (p *Process) close() error {
 	<-p.readDone
 	<-p.errDone
 	p.fail(fmt.Errorf("driver %s: %w", p.m.Name, ErrClosed))
+	close(p.sweepStop)
 	return err
 }
 

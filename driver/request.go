@@ -15,10 +15,15 @@ type request struct {
 	client int    // -1 for init
 	key    string
 	token  string      // of a release or extend
-	done   chan result // the reply, or the process's failure; buffered
+	done   chan result // the reply, the process's failure, or the deadline's error; buffered
 	// abandoned: lockbench stopped waiting (deadline, context); the reply,
 	// when it comes, is dropped, and a late acquire_ok released.
 	abandoned bool
+	// answered: a result was put in done, or its requester stopped
+	// waiting: nothing more goes in done.
+	answered bool
+	timeout  time.Duration // how long it may wait for its reply
+	deadline time.Time     // when it stops waiting: the sweeper fails it
 }
 
 // result is what a request ends with.
@@ -60,7 +65,7 @@ func (p *Process) deadline() time.Duration { return p.cfg.AcquireTimeout + p.cfg
 // request sends msg as a request of client (-1: none) and waits up to
 // timeout, or until ctx ends, for its reply.
 func (p *Process) request(ctx context.Context, op string, client int, msg wire.Message, timeout time.Duration) (*received, *Lease, error) {
-	req, err := p.register(op, client, msg, false)
+	req, err := p.register(op, client, msg, false, timeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,17 +78,10 @@ func (p *Process) request(ctx context.Context, op string, client int, msg wire.M
 		r := <-req.done
 		return nil, nil, r.err
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	// No timer of its own: sweep fails it at its deadline, through done.
 	select {
 	case r := <-req.done:
 		return r.msg, r.lease, r.err
-	case <-timer.C:
-		err = indefinite{fmt.Sprintf("driver %s: %s of client %d: no reply within %v (the acquire timeout %v plus a margin of %v)",
-			p.m.Name, op, client, timeout, p.cfg.AcquireTimeout, p.cfg.Margin), []error{ErrNoReply}}
-		if op == "init" {
-			err = indefinite{fmt.Sprintf("no init_ok within %v", timeout), []error{ErrNoReply}}
-		}
 	case <-ctx.Done():
 		err = indefinite{fmt.Sprintf("driver %s: %s of client %d: %v before its reply", p.m.Name, op, client, ctx.Err()), []error{ctx.Err()}}
 	}
@@ -93,23 +91,89 @@ func (p *Process) request(ctx context.Context, op string, client int, msg wire.M
 	return nil, nil, err
 }
 
+// noReply is the error of a request that reached its deadline.
+func (p *Process) noReply(req *request) error {
+	if req.op == "init" {
+		return indefinite{fmt.Sprintf("no init_ok within %v", req.timeout), []error{ErrNoReply}}
+	}
+	return indefinite{fmt.Sprintf("driver %s: %s of client %d: no reply within %v (the acquire timeout %v plus a margin of %v)",
+		p.m.Name, req.op, req.client, req.timeout, p.cfg.AcquireTimeout, p.cfg.Margin), []error{ErrNoReply}}
+}
+
+// sweepEvery is how often sweep looks for requests past their deadline:
+// a request fails up to this much after it.
+const sweepEvery = 20 * time.Millisecond
+
+// sweep fails each request that is still waiting at its deadline with
+// ErrNoReply (indefinite) and abandons it, until sweepStop closes. One
+// goroutine checking the earliest deadline costs less than a timer per
+// request, set and stopped each time; it looks at the requests only once
+// the earliest deadline it knew of has passed.
+func (p *Process) sweep() {
+	tick := time.NewTicker(sweepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+		case <-p.sweepStop:
+			return
+		}
+		now := time.Now()
+		p.mu.Lock()
+		if now.Before(p.nextSweep) {
+			p.mu.Unlock()
+			continue
+		}
+		next := now.Add(time.Hour)
+		for _, req := range p.pending {
+			switch {
+			case req.answered:
+			case !now.Before(req.deadline):
+				req.abandoned = true
+				p.deliver(req, result{err: p.noReply(req)})
+			case req.deadline.Before(next):
+				next = req.deadline
+			}
+		}
+		p.nextSweep = next
+		p.mu.Unlock()
+	}
+}
+
+// deliver puts r in req's done, unless req has its result already or its
+// requester stopped waiting; p.mu is held.
+func (p *Process) deliver(req *request, r result) {
+	if !req.answered {
+		req.answered = true
+		req.done <- r
+	}
+}
+
 // register numbers a request of client and puts it in flight, unless the
-// process failed or the client has a request in flight.
-func (p *Process) register(op string, client int, msg wire.Message, abandoned bool) (*request, error) {
+// process failed or the client has a request in flight. Its reply is
+// awaited for timeout (an abandoned one's is not awaited).
+func (p *Process) register(op string, client int, msg wire.Message, abandoned bool, timeout time.Duration) (*request, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.registerLocked(op, client, msg, abandoned)
+	return p.registerLocked(op, client, msg, abandoned, timeout)
 }
 
 // registerLocked is register with p.mu held.
-func (p *Process) registerLocked(op string, client int, msg wire.Message, abandoned bool) (*request, error) {
+func (p *Process) registerLocked(op string, client int, msg wire.Message, abandoned bool, timeout time.Duration) (*request, error) {
 	if p.failure != nil {
 		return nil, failedRequest{p.failure, false}
 	}
 	if prev := p.inflight[client]; client >= 0 && prev != nil {
 		return nil, definite{fmt.Sprintf("driver %s: %v: client %d's %s (request %d) is unanswered", p.m.Name, ErrClientBusy, client, prev.op, prev.id), []error{ErrClientBusy}}
 	}
-	req := &request{id: p.nextID, op: op, client: client, key: msg.Key, token: msg.Token, done: make(chan result, 1), abandoned: abandoned}
+	req := &request{id: p.nextID, op: op, client: client, key: msg.Key, token: msg.Token, done: make(chan result, 1),
+		abandoned: abandoned, answered: abandoned, timeout: timeout}
+	if !abandoned {
+		req.deadline = time.Now().Add(timeout)
+		if req.deadline.Before(p.nextSweep) {
+			p.nextSweep = req.deadline
+		}
+	}
 	p.nextID++
 	p.pending[req.id] = req
 	if client >= 0 {
@@ -119,12 +183,13 @@ func (p *Process) registerLocked(op string, client int, msg wire.Message, abando
 }
 
 // abandon stops waiting for req's reply; answered reports that the reply
-// (or the process's failure) came first, and is r.
+// (or the process's failure, or the deadline's error) came first, and is
+// r.
 func (p *Process) abandon(req *request) (r result, answered bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.pending[req.id] == req {
-		req.abandoned = true
+	if !req.answered {
+		req.answered, req.abandoned = true, true
 		return result{}, false
 	}
 	return <-req.done, true
@@ -145,7 +210,7 @@ func (p *Process) fail(err error) {
 	}
 	p.failure = err
 	for id, req := range p.pending {
-		req.done <- result{err: failedRequest{err, true}}
+		p.deliver(req, result{err: failedRequest{err, true}})
 		delete(p.pending, id)
 	}
 	clear(p.inflight)
@@ -156,7 +221,7 @@ func (p *Process) fail(err error) {
 // dropped. It is called with p.mu held, and writes on a goroutine.
 func (p *Process) releaseLate(client int, key, token string) {
 	msg := wire.Message{Type: wire.TypeRelease, Client: wire.Int(client), Key: key, Token: token}
-	req, err := p.registerLocked("release", client, msg, true)
+	req, err := p.registerLocked("release", client, msg, true, 0)
 	if err != nil {
 		return
 	}

@@ -3,7 +3,6 @@ package driver
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,8 +55,14 @@ func (p *Process) read() {
 
 // readLine reads one line, without its newline, of at most maxLine bytes
 // (bufio.ErrBufferFull past that).
+// The line is r's own buffer, valid until the next read, unless it was
+// longer than that buffer.
 func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
+	chunk, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return bytes.TrimRight(chunk, "\r\n"), err
+	}
+	line := append([]byte(nil), chunk...)
 	for {
 		chunk, err := r.ReadSlice('\n')
 		line = append(line, chunk...)
@@ -73,13 +78,14 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // does not.
 func (p *Process) route(line []byte) string {
 	var m received
-	if err := json.Unmarshal(line, &m.Message); err != nil {
+	var err error
+	if m.Message, err = wire.Decode(line); err != nil {
 		return "not a JSON object (" + err.Error() + ")"
 	}
 	if m.Type == "" {
 		return `a message without "type"`
 	}
-	m.line, m.at = quote(line), time.Now()
+	m.at = time.Now()
 	if m.InReplyTo == nil {
 		return p.unasked(&m)
 	}
@@ -102,6 +108,9 @@ func (p *Process) route(line []byte) string {
 	if why := checkReply(req.op, &m.Message); why != "" {
 		return why
 	}
+	if req.op == "init" {
+		m.line = quote(line) // for the handshake's errors
+	}
 	delete(p.pending, id)
 	if p.inflight[req.client] == req {
 		delete(p.inflight, req.client)
@@ -117,7 +126,7 @@ func (p *Process) route(line []byte) string {
 	case wire.TypeReleaseOK, wire.TypeLeaseGone:
 		delete(p.leases, leaseKey{req.client, req.token})
 	}
-	req.done <- r
+	p.deliver(req, r)
 	return ""
 }
 

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/json"
 	"fmt"
 )
 
@@ -67,13 +66,25 @@ func ErrorReply(req *Message, definite bool, code, text string) Message {
 // "in_reply_to":null (and "client":null when it names no client either),
 // as the protocol writes it.
 func Encode(m Message) ([]byte, error) {
-	b, err := json.Marshal(m)
-	if err != nil || m.Type != TypeError || m.InReplyTo != nil {
-		return b, err
+	return AppendEncoded(make([]byte, 0, 128), &m)
+}
+
+// AppendEncoded appends Encode's line for m to dst (on error, dst as it
+// was): a driver's writer can encode straight into its buffer.
+func AppendEncoded(dst []byte, m *Message) ([]byte, error) {
+	if m.Type != TypeError || m.InReplyTo != nil {
+		return AppendMessage(dst, m)
+	}
+	n := len(dst)
+	b, err := AppendMessage(dst, m)
+	if err != nil {
+		return dst, err
 	}
 	head := `{"in_reply_to":null,`
 	if m.Client == nil {
 		head += `"client":null,`
 	}
-	return append([]byte(head), b[1:]...), nil
+	// b[n] is the object's '{': put head in its place.
+	body := append([]byte(nil), b[n+1:]...)
+	return append(append(b[:n], head...), body...), nil
 }

@@ -2,9 +2,10 @@
 // variant (SET key token NX PX ttl; release by a Lua compare-and-delete;
 // extend by a Lua compare-and-PEXPIRE) served over the lock-driver
 // protocol (docs/drivers.md) on stdin and stdout, with lockbench's own
-// variants and rueidis client. One goroutine serves each request; the
-// reader never waits for Redis. It serves single, sentinel and cluster
-// modes, and refuses independent masters, renewal and semaphores.
+// variants and rueidis client. One goroutine per client serves its
+// requests; the reader never waits for Redis. It serves single, sentinel
+// and cluster modes, and refuses independent masters, renewal and
+// semaphores.
 //
 // lockbench runs it through drivers/go-lua/driver.json after make drivers
 // builds it: lockbench driver check go-lua; lockbench run --variants
@@ -15,13 +16,43 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/pprof"
 )
 
+// profileEnv names a file go-lua writes a CPU profile of its whole run
+// to, when set: what BenchmarkProtocolCost's driver side spends its CPU
+// on (go tool pprof drivers/go-lua/go-lua FILE).
+const profileEnv = "LOCKBENCH_GOLUA_CPUPROFILE"
+
 func main() {
+	if path := os.Getenv(profileEnv); path != "" {
+		stop, err := profile(path)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "go-lua:", err)
+			os.Exit(1)
+		}
+		defer stop()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := newServer(os.Stdout, os.Stderr).serve(ctx, os.Stdin); err != nil {
 		fmt.Fprintln(os.Stderr, "go-lua:", err)
 		os.Exit(1)
 	}
+}
+
+// profile starts a CPU profile written to path; stop ends it.
+func profile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }

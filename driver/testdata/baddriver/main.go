@@ -8,6 +8,7 @@
 //	unknown-id   answers an acquire naming a request that does not exist
 //	wrong-client answers an acquire for a client with nothing in flight
 //	silent       answers init, then nothing
+//	deaf         answers init, then reads nothing more from its stdin
 //	linger       like noexclusion, but stays when its stdin closes
 //	stubborn     like linger, and ignores SIGTERM
 //
@@ -75,6 +76,9 @@ func main() {
 			ok.Library, ok.Version, ok.Language = "baddriver-"+mode, "0", "go"
 			ok.Capabilities = &wire.Capabilities{Extend: true, Blocking: true, Modes: []string{wire.ModeSingle}}
 			send(ok)
+			if mode == "deaf" {
+				time.Sleep(time.Hour)
+			}
 		case mode == "silent":
 		case req.Type == wire.TypeAcquire && mode == "garbage":
 			fmt.Fprintln(out, "hello from baddriver, this is not JSON")
