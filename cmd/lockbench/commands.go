@@ -166,12 +166,15 @@ var commands = []command{{
 	run: withoutContext(runVariants),
 }, {
 	name:    "scenarios",
+	args:    []string{"[NAME]"},
 	summary: "list the named scenarios (run --scenario NAME)",
 	about: "Lists the named scenarios: what each reproduces, the variants it applies to, what its source " +
 		"predicts, and where the claim comes from. run --scenario NAME runs one (so does a scenario file.yaml); " +
-		"flags given beside it override its settings.",
+		"flags given beside it override its settings. The list fits 100 columns; scenarios NAME gives one in " +
+		"full, --wide all in a table.",
 	examples: []example{
 		{"", []string{"lockbench scenarios"}},
+		{"One scenario in full: its variants, what its source predicts, the source", []string{"lockbench scenarios long-hold"}},
 		{"Tickets oversold without a lock, none with lua-release",
 			[]string{"lockbench run --scenario ticket-sale"}},
 		{"Two of a scenario's variants only: flags given beside it override its settings",

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
+
+	"github.com/lockbench/lockbench/render"
 )
 
 // helpWidth is the most columns a line of help takes.
@@ -30,7 +32,7 @@ var rootExamples = []example{
 // examples.
 func writeRootHelp(w io.Writer) {
 	var b strings.Builder
-	b.WriteString(wrapText(about, helpWidth, ""))
+	b.WriteString(render.Wrap(about, helpWidth, ""))
 	b.WriteString("\nUsage:\n  lockbench COMMAND [flags] [ARGUMENTS]\n\nCommands:\n")
 	var rows [][2]string
 	for _, c := range commands {
@@ -66,7 +68,7 @@ func writeHelp(w io.Writer, c *command, fs *pflag.FlagSet) error {
 	for _, line := range c.usageLines(flags != "") {
 		b.WriteString("  " + line + "\n")
 	}
-	b.WriteString("\n" + wrapText(c.about, helpWidth, ""))
+	b.WriteString("\n" + render.Wrap(c.about, helpWidth, ""))
 	if len(c.actions) > 0 {
 		b.WriteString("\nActions:\n")
 		var rows [][2]string
@@ -121,7 +123,7 @@ func writeRows(b *strings.Builder, rows [][2]string) {
 	}
 	indent := strings.Repeat(" ", 2+width+2)
 	for _, r := range rows {
-		text := wrapText(r[1], helpWidth, indent)
+		text := render.Wrap(r[1], helpWidth, indent)
 		fmt.Fprintf(b, "  %-*s  %s", width, r[0], strings.TrimPrefix(text, indent))
 	}
 }
@@ -134,34 +136,10 @@ func writeExamples(b *strings.Builder, examples []example) {
 			b.WriteString("\n")
 		}
 		if e.comment != "" {
-			b.WriteString(wrapText(e.comment, helpWidth, "  # "))
+			b.WriteString(render.Wrap(e.comment, helpWidth, "  # "))
 		}
 		for _, line := range e.lines {
 			b.WriteString("  " + line + "\n")
 		}
 	}
-}
-
-// wrapText wraps text at spaces into lines of at most width columns, each
-// line begun with indent and ended with a newline; a newline in text
-// begins a paragraph. A word longer than a line stays whole.
-func wrapText(text string, width int, indent string) string {
-	var b strings.Builder
-	for _, paragraph := range strings.Split(text, "\n") {
-		line, n := indent, utf8.RuneCountInString(indent)
-		empty := true
-		for _, word := range strings.Fields(paragraph) {
-			w := utf8.RuneCountInString(word)
-			if !empty && n+1+w > width {
-				b.WriteString(line + "\n")
-				line, n, empty = indent, utf8.RuneCountInString(indent), true
-			}
-			if !empty {
-				line, n = line+" ", n+1
-			}
-			line, n, empty = line+word, n+w, false
-		}
-		b.WriteString(line + "\n")
-	}
-	return b.String()
 }
