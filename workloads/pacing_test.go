@@ -74,9 +74,6 @@ func BenchmarkOpenLoopCPU(b *testing.B) {
 // under load, 2.0 running or ready). The best of three tries counts, so
 // that a neighbour's burst does not fail it.
 func TestOpenLoopSleepsBetweenArrivals(t *testing.T) {
-	if testing.Short() {
-		t.Skip("up to 3 s of open loop")
-	}
 	const rate, maxCores, maxDemand = 20000, 0.6, 1.0
 	var best pacing
 	for try := range 3 {
