@@ -342,6 +342,9 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	spec.Live = live
 	spec.Faults = p.Faults
 	spec.Ready = oracle.ready
+	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNode() }) {
+		spec.Follow = workloads.NewFollow(spec) // how soon the clients follow a failover
+	}
 	counted := variants.NewCounted(conns[0])
 	newLock := lockMaker(p, variant, prefix, counted, s.groups)
 	// Redis' own counters, read over the measured phase (serverMeter),
@@ -355,11 +358,14 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	var (
 		schedule  *faults.Running // set when the measured phase began
 		atMeasure int64
+		measureAt time.Time
 	)
 	out, err := workloads.Run(ctx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
 		stats.begin(ctx)
-		schedule = faults.Start(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: control(p, topo), Net: s.net, Start: time.Now(), BeforeNode: stats.BeforeNode})
+		measureAt = time.Now()
+		schedule = faults.Start(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: control(p, topo), Net: s.net, Start: measureAt,
+			BeforeNode: stats.BeforeNode, Promoted: spec.Follow.Mark})
 	})
 	stopFaults()
 	// The schedule restores what it paused or cut before it returns: the
@@ -385,7 +391,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	cell.Fencing = fencing(variant)
 	cell.Settings = variants.Settings(variant, variants.Config{Conn: counted, Prefix: prefix, TTL: p.TTL,
 		Retry: p.Retry, AcquireTimeout: p.AcquireTimeout})
-	cell.Faults = append(events, out.FaultEvents...)
+	cell.Faults = append(append(events, out.FaultEvents...), followEvents(spec.Follow, measureAt)...)
 	slices.SortFunc(cell.Faults, func(a, b measure.FaultEvent) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server.
 	if ctx.Err() == nil && topo.Representative() && cell.Commands > 0 {
