@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/inputerr"
+	"github.com/lockbench/lockbench/procfs"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -128,6 +130,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	}()
 	access := server.Access()
 	addr := access.Endpoints[0].Addr
+	conditions := Conditions{Cores: runtime.NumCPU(), LoadStart: loadAverage(), LoadEnd: -1, ServerVersion: serverVersion(ctx, access)}
 	fmt.Fprintf(o.Log, "lockbench: calibrate on redis-server at %s (up in %.2fs)\n", addr, server.StartupTime().Seconds())
 
 	var missing, path string
@@ -149,8 +152,34 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 		return Summary{}, err
 	}
 	sum = summarize(samples, libraries, path != "")
-	sum.connections, sum.missing = o.Connections, missing
+	conditions.LoadEnd = loadAverage()
+	sum.connections, sum.missing, sum.conditions = o.Connections, missing, conditions
 	return sum, nil
+}
+
+// loadAverage is the machine's load average over the last minute, -1
+// where unknown.
+func loadAverage() float64 {
+	if load, ok := procfs.LoadAverage(); ok {
+		return load
+	}
+	return -1
+}
+
+// serverVersion is the version of the server at access, "" when it will
+// not say.
+func serverVersion(ctx context.Context, access topologies.Access) string {
+	conn, err := topologies.DialNode(ctx, access.Endpoints[0])
+	if err != nil {
+		return ""
+	}
+	defer conn.Close()
+	info, err := conn.Info(ctx, "server")
+	if err != nil {
+		return ""
+	}
+	v, _ := info.Field("server", "redis_version")
+	return v
 }
 
 // newMeasurers returns the measurements of a calibrate run against the

@@ -117,7 +117,7 @@ func TestCalibrateTargetLine(t *testing.T) {
 		{"go-redis", 0.8, []string{"go-redis: 0.80×", "≥ 0.80×", "meets target"}},
 		{"go-redis", 0.79, []string{"0.79×", "below target"}},
 	} {
-		got := targetLine(tc.library, tc.ratio)
+		got := targetLine(tc.library, tc.ratio, spread{})
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("targetLine(%s, %v) = %q; want it to contain %q", tc.library, tc.ratio, got, w)

@@ -44,6 +44,9 @@ type librarySummary struct {
 	library               string
 	bare, lockbench       sideSummary
 	cyclesRatio, cpuRatio spread
+	// benchmarkRatio is the spread of lockbench's cycles/s over
+	// redis-benchmark's in each pair (zero without redis-benchmark).
+	benchmarkRatio spread
 }
 
 // pairRatios is the spread of lockbench's figure over the bare loop's in
@@ -71,6 +74,36 @@ type Summary struct {
 	// redis-benchmark's figures are absent.
 	connections int
 	missing     string
+	// conditions are what the figures depend on (Run fills them).
+	conditions Conditions
+}
+
+// Conditions are what a calibration's ratios depend on: the machine's
+// cores and its load average when the calibration started and ended (the
+// ratios move with the load and the cores free: rueidis pipelines over
+// however many there are, redis-benchmark is one thread), and the
+// server's version.
+type Conditions struct {
+	Cores              int
+	LoadStart, LoadEnd float64 // -1 where unknown
+	ServerVersion      string
+}
+
+// line says the conditions and the pairs, for beside the ratios (Write
+// leaves it out when Cores is 0: not measured).
+func (c Conditions) line(pairs int) string {
+	load := func(v float64) string {
+		if v < 0 {
+			return "unknown"
+		}
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	version := c.ServerVersion
+	if version == "" {
+		version = "of unknown version"
+	}
+	return fmt.Sprintf("measured on %d cores, load average %s at the start and %s at the end, redis-server %s, %d pairs; "+
+		"the ratios move with the machine's load and cores: compare runs only under like conditions", c.Cores, load(c.LoadStart), load(c.LoadEnd), version, pairs)
 }
 
 func summarizeSide(samples []calibrationSample) sideSummary {
@@ -107,6 +140,8 @@ func summarize(samples map[seriesKey][]calibrationSample, libraries []string, be
 			bare: summarizeSide(bare), lockbench: summarizeSide(lockbench),
 			cyclesRatio: pairRatios(bare, lockbench, func(s calibrationSample) float64 { return s.cyclesPerS }),
 			cpuRatio:    pairRatios(bare, lockbench, func(s calibrationSample) float64 { return float64(s.cpuPerCycle) }),
+			benchmarkRatio: pairRatios(samples[seriesKey{side: sideBenchmark}], lockbench,
+				func(s calibrationSample) float64 { return s.cyclesPerS }),
 		})
 	}
 	return sum
@@ -123,6 +158,9 @@ type calibrationRow struct {
 	cyclesPerS     float64
 	setP50, setP99 float64
 	delP50, delP99 float64
+	// pairs is the spread of a lockbench row's cycles/s over
+	// redis-benchmark's in each pair; zero when unknown.
+	pairs spread
 }
 
 // row is the row of medians of a side; a bare loop's has no latencies.
@@ -147,8 +185,9 @@ func throughputRatio(lockbench, reference float64) float64 {
 type target struct {
 	name          string  // short: "× redis-benchmark", "CPU/bare"
 	before, after string  // around the figure: "", "× redis-benchmark's cycles/s"
-	value, target float64 // the figure and its bound
+	value, target float64 // the figure (a median) and its bound
 	atMost        bool    // the bound is a ceiling, not a floor
+	pairs         spread  // the figure in each pair, min and max; zero when unknown
 }
 
 func (t target) met() bool {
@@ -171,7 +210,11 @@ func (t target) line(library string) string {
 			verdict = "above target, does not meet"
 		}
 	}
-	return fmt.Sprintf("%s: %s%.2f%s, target %s %.2f×: %s", library, t.before, t.value, t.after, bound, t.target, verdict)
+	pairs := "median"
+	if t.pairs.max > 0 {
+		pairs = fmt.Sprintf("median; pairs %.2f–%.2f×", t.pairs.min, t.pairs.max)
+	}
+	return fmt.Sprintf("%s: %s%.2f%s (%s), target %s %.2f×: %s", library, t.before, t.value, t.after, pairs, bound, t.target, verdict)
 }
 
 // benchmarkTarget is library's figure against redis-benchmark; ok is false
@@ -183,8 +226,9 @@ func benchmarkTarget(library string, ratio float64) (target, bool) {
 
 // targetLine says whether library reaches its target against
 // redis-benchmark at ratio.
-func targetLine(library string, ratio float64) string {
+func targetLine(library string, ratio float64, pairs spread) string {
 	t, ok := benchmarkTarget(library, ratio)
+	t.pairs = pairs
 	if !ok {
 		return fmt.Sprintf("%s: %.2f× redis-benchmark's cycles/s (no target)", library, ratio)
 	}
@@ -196,10 +240,10 @@ func targetLine(library string, ratio float64) string {
 func bareTargets(l librarySummary) [2]target {
 	return [2]target{{
 		name: "cycles/s / bare", before: "lockbench's cycles/s ", after: "× the bare loop's",
-		value: l.cyclesRatio.median, target: bareThroughputTarget,
+		value: l.cyclesRatio.median, target: bareThroughputTarget, pairs: l.cyclesRatio,
 	}, {
 		name: "CPU / bare", before: "lockbench's CPU per cycle ", after: "× the bare loop's",
-		value: l.cpuRatio.median, target: bareCPUTarget, atMost: true,
+		value: l.cpuRatio.median, target: bareCPUTarget, atMost: true, pairs: l.cpuRatio,
 	}}
 }
 
@@ -211,10 +255,17 @@ func (sum Summary) Write(w io.Writer) error {
 		rows = append(rows, row("redis-benchmark", "", false, *sum.benchmark))
 	}
 	for _, l := range sum.libraries {
-		rows = append(rows, row("bare loop "+l.library, l.library, true, l.bare), row("lockbench "+l.library, l.library, false, l.lockbench))
+		lockbench := row("lockbench "+l.library, l.library, false, l.lockbench)
+		lockbench.pairs = l.benchmarkRatio
+		rows = append(rows, row("bare loop "+l.library, l.library, true, l.bare), lockbench)
 	}
 	if _, err := fmt.Fprintf(w, "medians of %d pairs: redis-benchmark, then each library's bare loop (its own calls, no lockbench) and lockbench, in turn\n", sum.pairs); err != nil {
 		return err
+	}
+	if sum.conditions.Cores > 0 {
+		if _, err := fmt.Fprintln(w, sum.conditions.line(sum.pairs)); err != nil {
+			return err
+		}
 	}
 	if err := renderCalibration(w, rows, sum.connections, sum.missing); err != nil {
 		return err
@@ -235,6 +286,7 @@ func (sum Summary) Write(w io.Writer) error {
 			formatCount(b.cycles.median), formatRange(b.cycles, formatCount), formatCPU(b.cpuUS.median)))
 		for _, l := range sum.libraries {
 			if t, ok := benchmarkTarget(l.library, throughputRatio(l.lockbench.cycles.median, b.cycles.median)); ok {
+				t.pairs = l.benchmarkRatio
 				count(l.library, t)
 			}
 		}
@@ -247,9 +299,9 @@ func (sum Summary) Write(w io.Writer) error {
 	}
 	switch {
 	case len(unmet) == 0:
-		lines = append(lines, fmt.Sprintf("calibrate: meets all %d targets", all))
+		lines = append(lines, fmt.Sprintf("calibrate: meets all %d targets (by the medians of %d pairs)", all, sum.pairs))
 	default:
-		lines = append(lines, fmt.Sprintf("calibrate: does not meet %d of %d targets (%s)", len(unmet), all, strings.Join(unmet, ", ")))
+		lines = append(lines, fmt.Sprintf("calibrate: does not meet %d of %d targets (by the medians of %d pairs: %s)", len(unmet), all, sum.pairs, strings.Join(unmet, ", ")))
 	}
 	if sum.benchmark == nil {
 		lines = append(lines, "(the targets against redis-benchmark are not checked without it)")
@@ -336,7 +388,7 @@ func renderCalibration(w io.Writer, rows []calibrationRow, connections int, miss
 		lines = append(lines, "redis-benchmark runs SET and DEL apart (random keys); its cycles/s is 1 / (1/SET rps + 1/DEL rps)")
 		for _, r := range rows {
 			if r.library != "" && !r.bare {
-				lines = append(lines, targetLine(r.library, throughputRatio(r.cyclesPerS, reference)))
+				lines = append(lines, targetLine(r.library, throughputRatio(r.cyclesPerS, reference), r.pairs))
 			}
 		}
 	}

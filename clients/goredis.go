@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
@@ -27,7 +28,8 @@ type goRedisConn struct {
 	// dedicating hands out the dedicated connections: client itself, or
 	// a client with a pool of its own (see newGoRedis).
 	dedicating redis.UniversalClient
-	moved      *goRedisMoved // a dedicated connection in a cluster: follows MOVED once
+	moved      *goRedisMoved     // a dedicated connection in a cluster: follows MOVED once
+	slots      []*goRedisRefresh // a cluster client's (and its dedicating one's), stopped with it
 }
 
 var (
@@ -64,17 +66,21 @@ const maxSharedPool = 256
 func newGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *goRedisConn {
 	quietGoRedis.Do(func() { redis.SetLogger(discardLogger{}) })
 	shared := min(poolSize, maxSharedPool)
-	c := buildGoRedis(access, shared, dial)
+	c, slots := buildGoRedis(access, shared, dial)
 	g := &goRedisConn{doer: c, client: c, dedicating: c}
 	if poolSize > shared {
-		g.dedicating = buildGoRedis(access, poolSize-shared, dial)
+		var more []*goRedisRefresh
+		g.dedicating, more = buildGoRedis(access, poolSize-shared, dial)
+		slots = append(slots, more...)
 	}
+	g.slots = slots
 	return g
 }
 
 // buildGoRedis builds a client of access with poolSize connections per
-// node (0: go-redis' default).
-func buildGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) redis.UniversalClient {
+// node (0: go-redis' default), and for a cluster the refresh of its slot
+// map (goRedisRefresh), to stop with it.
+func buildGoRedis(access topologies.Access, poolSize int, dial func(ctx context.Context, network, addr string) (net.Conn, error)) (redis.UniversalClient, []*goRedisRefresh) {
 	ep := access.Endpoints[0]
 	var addrs []string
 	for _, e := range access.Endpoints {
@@ -93,17 +99,22 @@ func buildGoRedis(access topologies.Access, poolSize int, dial func(ctx context.
 			DB: ep.DB, TLSConfig: ep.TLS, PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
 			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
 			Dialer: dial,
-		})
+		}), nil
 	case access.Mode == topologies.ModeCluster:
-		cluster := redis.NewClusterClient(&redis.ClusterOptions{
+		opt := &redis.ClusterOptions{
 			Addrs: addrs, Username: ep.Username, Password: ep.Password, TLSConfig: ep.TLS,
 			PoolSize: poolSize, DialTimeout: ConnectTimeout, DialerRetries: 1, ReadTimeout: CommandTimeout, WriteTimeout: CommandTimeout,
 			MaxRetries: -1, ContextTimeoutEnabled: true, DisableIdentity: true,
 			MaintNotificationsConfig: noMaintNotifications(),
 			Dialer:                   dial,
-		})
+			// The slot map is read every ShardsRefreshInterval, in the
+			// background (goRedisRefresh) and when a command finds it
+			// older.
+			ClusterStateReloadInterval: ShardsRefreshInterval,
+		}
+		cluster := redis.NewClusterClient(opt)
 		cluster.OnNewNode(func(node *redis.Client) { node.AddHook(reloadOnFailure{cluster}) })
-		return cluster
+		return cluster, []*goRedisRefresh{refreshSlots(cluster)}
 	}
 	return redis.NewClient(&redis.Options{
 		Addr: ep.Addr, Username: ep.Username, Password: ep.Password, DB: ep.DB, TLSConfig: ep.TLS,
@@ -112,7 +123,7 @@ func buildGoRedis(access topologies.Access, poolSize int, dial func(ctx context.
 		ContextTimeoutEnabled: true, DisableIdentity: true,
 		MaintNotificationsConfig: noMaintNotifications(),
 		Dialer:                   dial,
-	})
+	}), nil
 }
 
 // noMaintNotifications turns off go-redis' maintenance notifications
@@ -148,9 +159,14 @@ func (h reloadOnFailure) DialHook(next redis.DialHook) redis.DialHook { return n
 
 func (h reloadOnFailure) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		if isClusterSlots(cmd) { // go-redis reading the slot map from this node
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, slotsReadTimeout)
+			defer cancel()
+		}
 		err := next(ctx, cmd)
 		h.after(err)
-		return err
+		return notSentAgain(err)
 	}
 }
 
@@ -161,9 +177,51 @@ func (h reloadOnFailure) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 		for _, c := range cmds {
 			h.after(c.Err())
 		}
-		return err
+		return notSentAgain(err)
 	}
 }
+
+// slotsReadTimeout bounds go-redis' read of the slot map from one node.
+// It reads from a node picked at random, and a paused master would keep
+// it (and every reload after it) waiting its ReadTimeout, CommandTimeout;
+// past this it tries the next node.
+const slotsReadTimeout = 300 * time.Millisecond
+
+// isClusterSlots reports whether cmd is CLUSTER SLOTS.
+func isClusterSlots(cmd redis.Cmder) bool {
+	args := cmd.Args()
+	if len(args) != 2 || !strings.EqualFold(cmd.Name(), "cluster") {
+		return false
+	}
+	sub, ok := args[1].(string)
+	return ok && strings.EqualFold(sub, "slots")
+}
+
+// notSentAgain marks a timeout as one go-redis' cluster client does not
+// send again. Its retry loop (up to MaxRedirects, 3, which also follows
+// MOVED and ASK, as it should) sends a command that timed out to the same
+// node once more: to a paused master, another CommandTimeout of waiting
+// before the client looks at the slot map (measured: its clients reached
+// the promoted replica 6-6.8 s after the pause, rueidis' 5-5.5 s). It
+// sends nothing again after a context's end, so the timeout is also
+// errors.Is context.DeadlineExceeded; its message and its kind (timeout)
+// stay. MaxRetries -1 already keeps a node's client from sending again.
+func notSentAgain(err error) error {
+	var timeout interface{ Timeout() bool }
+	if err != nil && errors.As(err, &timeout) && timeout.Timeout() {
+		return commandTimeout{err}
+	}
+	return err
+}
+
+// commandTimeout is a command's timeout that is not sent again
+// (notSentAgain).
+type commandTimeout struct{ error }
+
+func (e commandTimeout) Unwrap() error { return e.error }
+
+// Is says the timeout is a context's end, for go-redis' retry loop alone.
+func (e commandTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // after reloads when err says the node is gone, silent (a deadline
 // passed) or no longer serves the slot; not when the caller gave up.
@@ -305,6 +363,9 @@ func (g *goRedisConn) Dedicated(ctx context.Context, key string, fn func(variant
 func (g *goRedisConn) GoRedis() redis.UniversalClient { return g.client }
 
 func (g *goRedisConn) Close() {
+	for _, s := range g.slots { // first: no refresh of a closed client
+		s.close()
+	}
 	if g.client != nil {
 		_ = g.client.Close()
 	}

@@ -38,6 +38,10 @@ type Schedule struct {
 	// pause, kill, restart or failover acts on it, and its return awaited
 	// (the runner reads the node's counters there, while it still answers).
 	BeforeNode func(node string)
+	// Promoted, when set, is called with each promotion the watch of the
+	// roles sees: the node, when it was seen, and when the fault that
+	// caused it began (Start when none did).
+	Promoted func(node string, seen, cause time.Time)
 }
 
 // Running is a schedule under way (Start); Wait returns what it did.
@@ -194,8 +198,16 @@ func Start(ctx context.Context, s Schedule) *Running {
 		r.wg.Go(func() {
 			w.WatchRoles(ctx, WatchEvery, func(c topologies.RoleChange) {
 				r.mu.Lock()
-				defer r.mu.Unlock()
-				r.events = append(r.events, roleEvent(c, start, r.events))
+				e := roleEvent(c, start, r.events)
+				r.events = append(r.events, e)
+				r.mu.Unlock()
+				if e.Action == ActionPromoted && s.Promoted != nil {
+					cause := start
+					if e.Fault != "" {
+						cause = c.At.Add(-time.Duration(e.DurationS * float64(time.Second)))
+					}
+					s.Promoted(c.Node, c.At, cause)
+				}
 			})
 		})
 	}

@@ -47,5 +47,9 @@
 //     tuples print, or, with [EDNOptions].Key, one key's ops alone with
 //     :value nil.
 //
+// [Files] is what lockbench check reads from a history directory or any
+// mix of the files run --history wrote into one (EDN and drawings passed
+// over with a note).
+//
 // The package imports no other lockbench package.
 package history

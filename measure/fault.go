@@ -113,13 +113,15 @@ type FaultEvent struct {
 	// failover, latency, partition, reset, heal, or clock with its jump:
 	// clock +30s, clock -10s), what became of it (restarted: the node
 	// answers again), what it saw a node do: promoted (a replica became a
-	// master) or demoted (a master became a replica), or what a client
-	// fault did (holder-crash, ...).
+	// master) or demoted (a master became a replica), how soon the
+	// clients followed a promotion: served (the first command the new
+	// master served for a client) and acquired (the first acquisition
+	// there), or what a client fault did (holder-crash, ...).
 	Action string `json:"action"`
 	Node   string `json:"node"`
 	// DurationS is how long it took, in seconds: a failover, until the
 	// promotion was done; a promotion or demotion, from the fault it
-	// followed.
+	// followed; served and acquired, from the promotion.
 	DurationS float64 `json:"duration_s,omitempty"`
 	// Error is why the action failed, if it did.
 	Error string `json:"error,omitempty"`

@@ -131,3 +131,18 @@ func kiBField(path, field string) (int64, bool) {
 	}
 	return 0, false
 }
+
+// LoadAverage is the machine's load average over the last minute (the
+// first field of /proc/loadavg); false where there is none.
+func LoadAverage() (float64, bool) {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0, false
+	}
+	load, err := strconv.ParseFloat(fields[0], 64)
+	return load, err == nil
+}

@@ -87,3 +87,11 @@ func TestSocketOwner(t *testing.T) {
 		t.Errorf("SocketOwner of no socket: %v, want ErrNoSocket", err)
 	}
 }
+
+// The load average is read where there is a /proc, and is not negative.
+func TestLoadAverage(t *testing.T) {
+	load, ok := procfs.LoadAverage()
+	if _, err := os.Stat("/proc/loadavg"); err == nil && (!ok || load < 0) {
+		t.Errorf("LoadAverage = %v, %v; want a load of 0 or more", load, ok)
+	}
+}

@@ -235,6 +235,7 @@ func notes(rec *record.Record, legend string) []string {
 		notes = append(notes, "RUN FAILED: "+rec.Failure+"; the cells from then on count errors.")
 	}
 	notes = append(notes, ErrorNotes(rec)...)
+	notes = append(notes, followNotes(rec)...)
 	return append(notes, shardNotes(rec)...)
 }
 

@@ -342,6 +342,9 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	spec.Live = live
 	spec.Faults = p.Faults
 	spec.Ready = oracle.ready
+	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNode() }) {
+		spec.Follow = workloads.NewFollow(spec) // how soon the clients follow a failover
+	}
 	counted := variants.NewCounted(conns[0])
 	newLock := lockMaker(p, variant, prefix, counted, s.groups)
 	base := record.Cell{Variant: variant, Client: p.Client, Clients: n, Keys: spec.Keys, Limit: p.Limit}
@@ -373,6 +376,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	var (
 		schedule  *faults.Running // set when the measured phase began
 		atMeasure int64
+		measureAt time.Time
 	)
 	out, err := workloads.Run(runCtx, spec, newLock, oracle, func() {
 		atMeasure = counted.Commands()
@@ -380,7 +384,9 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 			drivers.measuring.Store(true)
 		}
 		stats.begin(ctx)
-		schedule = faults.Start(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: control(p, topo), Net: s.net, Start: time.Now(), BeforeNode: stats.BeforeNode})
+		measureAt = time.Now()
+		schedule = faults.Start(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: control(p, topo), Net: s.net, Start: measureAt,
+			BeforeNode: stats.BeforeNode, Promoted: spec.Follow.Mark})
 	})
 	stopFaults()
 	// The schedule restores what it paused or cut before it returns: the
@@ -411,7 +417,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	if drivers != nil {
 		cell.Driver, cell.Fencing = drivers.record(), drivers.fencing()
 	}
-	cell.Faults = append(events, out.FaultEvents...)
+	cell.Faults = append(append(events, out.FaultEvents...), followEvents(spec.Follow, measureAt)...)
 	slices.SortFunc(cell.Faults, func(a, b measure.FaultEvent) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server. A
 	// driver's commands go on connections of its own: lockbench counts

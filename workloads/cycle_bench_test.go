@@ -59,8 +59,8 @@ func BenchmarkLockCycle(b *testing.B) {
 // BenchmarkOpenLoopCycle is the open loop's cost per acquisition, with the
 // none variant and with lua-release on each client library: 20,000
 // arrivals/s for 1 s per iteration, 16 clients, a key per client. Its CPU
-// includes the schedule's pacing, which yields in a loop between arrivals
-// at this rate. allocs/acq counts the process's allocations (the client
+// includes the schedule's pacing, which sleeps between its wakes (at most
+// one every 500 µs, wakeQuantum). allocs/acq counts the process's allocations (the client
 // library's and the variant's too) per acquisition.
 func BenchmarkOpenLoopCycle(b *testing.B) {
 	local := topotest.Local(b)

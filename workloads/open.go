@@ -3,7 +3,6 @@ package workloads
 import (
 	"context"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"time"
 
@@ -14,16 +13,16 @@ import (
 // when every client is busy; arrivals beyond it are dropped and counted.
 const backlogSeconds = 1
 
-// A Go timer wakes up to about a millisecond late here. From spinRate
-// arrivals per second on (gaps of a millisecond or less), the scheduler
-// sleeps only until timerSlack before an arrival and yields in a loop for
-// the rest, which keeps its lateness low at the cost of a busy core; below, it
-// sleeps, and arrivals may start up to about a millisecond late (their
-// latency still counts from when they were due).
-const (
-	spinRate   = 1000
-	timerSlack = 1500 * time.Microsecond
-)
+// A Go timer wakes up to about a millisecond late here (the runtime polls
+// with a timeout in whole milliseconds when nothing else runs), so the
+// scheduler sleeps on one only until timerSlack before an arrival and on
+// the OS's high-resolution timer (preciseTimer) for the rest: it sleeps
+// between arrivals at any rate, waking at most once every wakeQuantum,
+// and its CPU grows with the rate. Arrivals already due when it wakes are
+// sent at once (each counts its lateness).
+// Before issue 31 it yielded in a loop for the last timerSlack instead,
+// a busy core from 1,000 arrivals/s on.
+const timerSlack = 1500 * time.Microsecond
 
 // runOpen offers acquisitions on the spec's schedule until ctx ends. Each
 // arrival is handed to a free client, or waits in a backlog of up to one
@@ -60,8 +59,8 @@ func (d *driver) schedule(ctx context.Context, backlog chan<- time.Time) {
 	rnd := rand.New(rand.NewPCG(rand.Uint64(), 0))
 	start := d.measureAt.Add(-d.spec.Warmup)
 	end := d.measureAt.Add(d.spec.Duration)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	pace := newPacer()
+	defer pace.close()
 	tally := metrics.NewTally(nil, 0) // the schedule's lateness
 	defer tally.Flush()
 	for at := start; ; {
@@ -79,7 +78,7 @@ func (d *driver) schedule(ctx context.Context, backlog chan<- time.Time) {
 		if rate <= 0 {
 			continue
 		}
-		if !d.waitUntil(ctx, timer, at, rate >= spinRate) {
+		if !pace.wait(ctx, at) {
 			return
 		}
 		now := time.Now()
@@ -95,25 +94,4 @@ func (d *driver) schedule(ctx context.Context, backlog chan<- time.Time) {
 			rec.Add(now, metrics.Dropped)
 		}
 	}
-}
-
-// waitUntil waits until at, sleeping or, when spin is set, sleeping and then
-// yielding until it is due; false when ctx ended first.
-func (d *driver) waitUntil(ctx context.Context, timer *time.Timer, at time.Time, spin bool) bool {
-	wait := time.Until(at)
-	if spin {
-		wait -= timerSlack
-	}
-	if wait > 0 {
-		timer.Reset(wait)
-		select {
-		case <-ctx.Done():
-			return false
-		case <-timer.C:
-		}
-	}
-	for spin && time.Now().Before(at) {
-		runtime.Gosched()
-	}
-	return ctx.Err() == nil
 }

@@ -62,6 +62,9 @@ type Spec struct {
 	Faults []faults.Fault `json:"-"`
 	// Live, when set, is fed while the cell runs (see Live). Default nil.
 	Live *Live `json:"-"`
+	// Follow, when set, measures how soon the clients follow a failover
+	// (see Follow; NewFollow with Keys). Default nil.
+	Follow *Follow `json:"-"`
 	// FirstClient is the run-wide number of this process's first client
 	// when shards of a run split the clients (0 otherwise): with
 	// KeyPerClient, client i takes lock name FirstClient+i, so that the

@@ -36,7 +36,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return checkHistories(o, view, stdout)
+	return checkHistories(o, view, stdout, stderr)
 }
 
 // validate checks the flags and arguments and returns the view.
@@ -59,14 +59,27 @@ func (o checkOptions) validate() (history.View, error) {
 	return view, nil
 }
 
-// checkHistories checks every history and prints its verdict; every
-// history is read before any is checked, so that bad input fails at once.
-func checkHistories(o checkOptions, view history.View, stdout io.Writer) error {
+// checkHistories checks every history (history.Files: directories and
+// the files in them, EDN and drawings passed over with a note on stderr)
+// and prints its verdict; every history is read before any is checked, so
+// that bad input fails at once.
+func checkHistories(o checkOptions, view history.View, stdout, stderr io.Writer) error {
+	paths, notes, err := history.Files(o.paths)
+	if err != nil {
+		return usagef("check: %w (give run --history's DIR, or files in it: DIR/CELL.jsonl)", err)
+	}
+	for _, note := range notes {
+		fmt.Fprintln(stderr, "note:", note)
+	}
+	if len(paths) == 0 {
+		return usagef("check: no history among %s (run --history DIR writes DIR/CELL.jsonl)", strings.Join(o.paths, " "))
+	}
+	o.paths = paths
 	hs := make([]*history.History, len(o.paths))
 	for i, path := range o.paths {
-		h, err := readHistory(path)
+		h, err := history.ReadFile(path)
 		if err != nil {
-			return err
+			return usagef("check: %s: not a lockbench history: %w", path, err)
 		}
 		hs[i] = h
 	}
@@ -99,20 +112,6 @@ func checkHistories(o checkOptions, view history.View, stdout io.Writer) error {
 		return notLinearizable{failed, len(hs)}
 	}
 	return nil
-}
-
-// readHistory reads a history file; any error is bad input naming it.
-func readHistory(path string) (*history.History, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usagef("check: %w (give a history run --history wrote: DIR/CELL.jsonl)", err)
-	}
-	defer f.Close()
-	h, err := history.ReadJSON(f)
-	if err != nil {
-		return nil, usagef("check: %s: not a lockbench history: %w", path, err)
-	}
-	return h, nil
 }
 
 // drawingPath is where the drawing of the history at path goes: out, or

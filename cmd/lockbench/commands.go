@@ -136,16 +136,17 @@ var commands = []command{{
 	run: withoutContext(runReport),
 }, {
 	name:    "check",
-	args:    []string{"HISTORY.jsonl..."},
+	args:    []string{"DIR | HISTORY.jsonl..."},
 	summary: "check the histories run --history wrote, with porcupine",
 	about: "Checks each history that lockbench run --history DIR wrote, with porcupine, against a lock (a semaphore " +
 		"of the history's limit) per lock name, independently of the oracle that counted violations during the run. " +
 		"Prints per history whether it is linearizable and, for one that is not, the shortest offending window: the " +
-		"leases that cannot be ordered, their clients and span. Exit status 1 when a history is not linearizable, " +
-		"2 when one cannot be read.",
+		"leases that cannot be ordered, their clients and span. Takes the directory or any of its files: a CELL.edn " +
+		"is checked from the CELL.jsonl beside it, a drawing passed over, each with a note. Exit status 1 when a " +
+		"history is not linearizable, 2 when one cannot be read.",
 	examples: []example{
 		{"Histories of the long-hold scenario, then every one checked",
-			[]string{"lockbench run --scenario long-hold --history histories", "lockbench check histories/*.jsonl"}},
+			[]string{"lockbench run --scenario long-hold --history histories", "lockbench check histories"}},
 		{"Porcupine's drawing of a failing history", []string{"lockbench check -o window.html histories/lua-release-c8.jsonl"}},
 		{"What the lock vouched for (its leases), not the critical sections",
 			[]string{"lockbench check --view leases histories/lua-release-c8.jsonl"}},
@@ -165,12 +166,15 @@ var commands = []command{{
 	run: withoutContext(runVariants),
 }, {
 	name:    "scenarios",
+	args:    []string{"[NAME]"},
 	summary: "list the named scenarios (run --scenario NAME)",
 	about: "Lists the named scenarios: what each reproduces, the variants it applies to, what its source " +
 		"predicts, and where the claim comes from. run --scenario NAME runs one (so does a scenario file.yaml); " +
-		"flags given beside it override its settings.",
+		"flags given beside it override its settings. The list fits 100 columns; scenarios NAME gives one in " +
+		"full, --wide all in a table.",
 	examples: []example{
 		{"", []string{"lockbench scenarios"}},
+		{"One scenario in full: its variants, what its source predicts, the source", []string{"lockbench scenarios long-hold"}},
 		{"Tickets oversold without a lock, none with lua-release",
 			[]string{"lockbench run --scenario ticket-sale"}},
 		{"Two of a scenario's variants only: flags given beside it override its settings",

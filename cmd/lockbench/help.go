@@ -32,7 +32,7 @@ var rootExamples = []example{
 // examples.
 func writeRootHelp(w io.Writer) {
 	var b strings.Builder
-	b.WriteString(render.WrapText(about, helpWidth, ""))
+	b.WriteString(render.Wrap(about, helpWidth, ""))
 	b.WriteString("\nUsage:\n  lockbench COMMAND [flags] [ARGUMENTS]\n\nCommands:\n")
 	var rows [][2]string
 	for _, c := range commands {
@@ -68,7 +68,7 @@ func writeHelp(w io.Writer, c *command, fs *pflag.FlagSet) error {
 	for _, line := range c.usageLines(flags != "") {
 		b.WriteString("  " + line + "\n")
 	}
-	b.WriteString("\n" + render.WrapText(c.about, helpWidth, ""))
+	b.WriteString("\n" + render.Wrap(c.about, helpWidth, ""))
 	if len(c.actions) > 0 {
 		b.WriteString("\nActions:\n")
 		var rows [][2]string
@@ -123,7 +123,7 @@ func writeRows(b *strings.Builder, rows [][2]string) {
 	}
 	indent := strings.Repeat(" ", 2+width+2)
 	for _, r := range rows {
-		text := render.WrapText(r[1], helpWidth, indent)
+		text := render.Wrap(r[1], helpWidth, indent)
 		fmt.Fprintf(b, "  %-*s  %s", width, r[0], strings.TrimPrefix(text, indent))
 	}
 }
@@ -136,7 +136,7 @@ func writeExamples(b *strings.Builder, examples []example) {
 			b.WriteString("\n")
 		}
 		if e.comment != "" {
-			b.WriteString(render.WrapText(e.comment, helpWidth, "  # "))
+			b.WriteString(render.Wrap(e.comment, helpWidth, "  # "))
 		}
 		for _, line := range e.lines {
 			b.WriteString("  " + line + "\n")

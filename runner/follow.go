@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/lockbench/lockbench/measure"
+	"github.com/lockbench/lockbench/workloads"
+)
+
+// The fault events that say how soon a cell's clients followed each
+// promotion (workloads.Follow): the first command the new master served
+// for a client, and the first acquisition there, each timed from the
+// promotion (DurationS).
+const (
+	ActionServed   = "served"
+	ActionAcquired = "acquired"
+)
+
+// followEvents are the served and acquired events of every promotion
+// follow saw, timed from measureAt; none when no lock name moved (the
+// clients followed before the promotion was seen, or none had to).
+func followEvents(follow *workloads.Follow, measureAt time.Time) []measure.FaultEvent {
+	var events []measure.FaultEvent
+	for i := 0; ; i++ {
+		t, ok := follow.Times(i)
+		if !ok {
+			return events
+		}
+		if t.Moved == 0 {
+			continue
+		}
+		seen := t.Seen.Sub(measureAt).Seconds()
+		for _, e := range []struct {
+			action string
+			after  time.Duration
+		}{{ActionServed, t.Served}, {ActionAcquired, t.Acquired}} {
+			ev := measure.FaultEvent{Action: e.action, Node: t.Node, AtS: seen}
+			if e.after < 0 {
+				ev.Error = "not before the cell ended"
+			} else {
+				ev.AtS, ev.DurationS = seen+e.after.Seconds(), e.after.Seconds()
+			}
+			events = append(events, ev)
+		}
+	}
+}

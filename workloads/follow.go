@@ -1,0 +1,143 @@
+package workloads
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Follow measures how soon a cell's clients follow a failover: from the
+// moment a promotion was seen (Mark), the first try on a lock name that the
+// failed master served to be answered (busy or acquired: a command the new
+// master served for a client) and the first acquisition there. The clients
+// feed it with an atomic store per answer; Spec.Follow, nil for none.
+//
+// Which lock names moved is told from the answers themselves, with no
+// knowledge of slots: a name answered in the second half of the time from
+// the fault that caused the promotion to the promotion was on a master
+// that kept serving; a name not answered then was on the master that
+// failed (the replies in flight when it stopped are read just after). A cluster's other masters'
+// names keep being answered; under Sentinel every name moves.
+type Follow struct {
+	epoch time.Time // the origin of the times below
+	// lastAnswered is, per lock name, when a try on it was last answered
+	// (ns since epoch, 0 for never).
+	lastAnswered []atomic.Int64
+	mu           sync.Mutex
+	marks        atomic.Pointer[[]*followMark]
+}
+
+// followMark is one promotion seen: the names' last answers then, and the
+// first answers after it.
+type followMark struct {
+	node                        string
+	seen                        time.Time
+	at, cause                   int64 // ns since epoch: the promotion seen, the fault that caused it
+	answeredThen                []int64
+	firstAnswered, firstAcquire []atomic.Int64
+}
+
+// FollowTimes are how long after a promotion the clients first had a try
+// on a moved lock name answered (Served) and first acquired one (Acquired);
+// a negative figure when it did not happen before the cell ended. Moved is
+// how many lock names moved: 0 when every name was answered shortly
+// before the promotion was seen (the clients followed before, or no name
+// moved), and both figures are then 0.
+type FollowTimes struct {
+	// Node is the node promoted, Seen when the promotion was seen.
+	Node             string
+	Seen             time.Time
+	Served, Acquired time.Duration
+	Moved            int
+}
+
+// NewFollow returns a Follow of a cell of spec (its lock names).
+func NewFollow(spec Spec) *Follow {
+	keys := max(spec.Keys, 1)
+	if spec.KeyPerClient {
+		keys = max(keys, spec.FirstClient+spec.Clients)
+	}
+	return &Follow{epoch: time.Now(), lastAnswered: make([]atomic.Int64, keys)}
+}
+
+// Mark says that node's promotion was seen at at, caused by a fault that
+// began at cause; Times(i) reads the i-th mark's figures. Nil marks
+// nothing.
+func (f *Follow) Mark(node string, at, cause time.Time) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m := &followMark{node: node, seen: at, at: max(int64(at.Sub(f.epoch)), 1), cause: int64(cause.Sub(f.epoch)),
+		answeredThen:  make([]int64, len(f.lastAnswered)),
+		firstAnswered: make([]atomic.Int64, len(f.lastAnswered)), firstAcquire: make([]atomic.Int64, len(f.lastAnswered))}
+	for k := range f.lastAnswered {
+		m.answeredThen[k] = f.lastAnswered[k].Load()
+	}
+	var marks []*followMark
+	if old := f.marks.Load(); old != nil {
+		marks = append(marks, *old...)
+	}
+	marks = append(marks, m)
+	f.marks.Store(&marks)
+}
+
+// answered records that a try on name k was answered at, and acquired it
+// when acquired is set.
+func (f *Follow) answered(k int, at time.Time, acquired bool) {
+	if f == nil || k >= len(f.lastAnswered) {
+		return
+	}
+	t := int64(at.Sub(f.epoch))
+	f.lastAnswered[k].Store(t)
+	marks := f.marks.Load()
+	if marks == nil {
+		return
+	}
+	for _, m := range *marks {
+		if t < m.at {
+			continue
+		}
+		if m.firstAnswered[k].Load() == 0 {
+			m.firstAnswered[k].CompareAndSwap(0, t)
+		}
+		if acquired && m.firstAcquire[k].Load() == 0 {
+			m.firstAcquire[k].CompareAndSwap(0, t)
+		}
+	}
+}
+
+// Times are the figures of the i-th Mark; false when there is none.
+func (f *Follow) Times(i int) (FollowTimes, bool) {
+	if f == nil || f.marks.Load() == nil || i >= len(*f.marks.Load()) {
+		return FollowTimes{}, false
+	}
+	m := (*f.marks.Load())[i]
+	earliest := func(firsts []atomic.Int64, k int, acc *int64) {
+		if v := firsts[k].Load(); v > 0 && (*acc == 0 || v < *acc) {
+			*acc = v
+		}
+	}
+	t := FollowTimes{Node: m.node, Seen: m.seen}
+	var served, acquired int64
+	for k, then := range m.answeredThen {
+		if then >= m.cause+(m.at-m.cause)/2 {
+			continue // answered well after the fault: its master kept serving
+		}
+		t.Moved++
+		earliest(m.firstAnswered, k, &served)
+		earliest(m.firstAcquire, k, &acquired)
+	}
+	if t.Moved == 0 {
+		return t, true
+	}
+	since := func(v int64) time.Duration {
+		if v == 0 {
+			return -1
+		}
+		return time.Duration(v - m.at)
+	}
+	t.Served, t.Acquired = since(served), since(acquired)
+	return t, true
+}
