@@ -99,6 +99,20 @@ func dirFiles(dir string) (found []string, other int, err error) {
 	return found, other, nil
 }
 
+// ReadFiles reads the history files at paths with [ReadFile], all of
+// them or none: the error names the first path that is no history.
+func ReadFiles(paths []string) ([]*History, error) {
+	hs := make([]*History, len(paths))
+	for i, path := range paths {
+		h, err := ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a lockbench history: %w", path, err)
+		}
+		hs[i] = h
+	}
+	return hs, nil
+}
+
 // ReadFile reads the history file at path with [ReadJSON].
 func ReadFile(path string) (*History, error) {
 	f, err := os.Open(path)

@@ -3,6 +3,9 @@ package linearize
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -70,4 +73,16 @@ func (r *Result) Visualize(path string) error {
 		return fmt.Errorf("linearize: visualize: %w", err)
 	}
 	return nil
+}
+
+// DrawingPath is where the drawing of the history at path goes when a
+// user asks for drawings at out: out itself, or out/<name>.html when out
+// is a directory or several histories are drawn (out is then made).
+func DrawingPath(out, path string, several bool) string {
+	if info, err := os.Stat(out); several || (err == nil && info.IsDir()) {
+		_ = os.MkdirAll(out, 0o755) // Visualize reports a directory it cannot write
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + ".html"
+		return filepath.Join(out, name)
+	}
+	return out
 }

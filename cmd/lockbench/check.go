@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -75,13 +74,9 @@ func checkHistories(o checkOptions, view history.View, stdout, stderr io.Writer)
 		return usagef("check: no history among %s (run --history DIR writes DIR/CELL.jsonl)", strings.Join(o.paths, " "))
 	}
 	o.paths = paths
-	hs := make([]*history.History, len(o.paths))
-	for i, path := range o.paths {
-		h, err := history.ReadFile(path)
-		if err != nil {
-			return usagef("check: %s: not a lockbench history: %w", path, err)
-		}
-		hs[i] = h
+	hs, err := history.ReadFiles(paths)
+	if err != nil {
+		return usagef("check: %w", err)
 	}
 	failed := 0
 	for i, h := range hs {
@@ -101,7 +96,7 @@ func checkHistories(o checkOptions, view history.View, stdout, stderr io.Writer)
 		}
 		failed++
 		if o.out != "" {
-			path := drawingPath(o.out, o.paths[i], len(hs) > 1)
+			path := linearize.DrawingPath(o.out, o.paths[i], len(hs) > 1)
 			if err := res.Visualize(path); err != nil {
 				return fmt.Errorf("check: %s: %w", path, err)
 			}
@@ -112,15 +107,4 @@ func checkHistories(o checkOptions, view history.View, stdout, stderr io.Writer)
 		return notLinearizable{failed, len(hs)}
 	}
 	return nil
-}
-
-// drawingPath is where the drawing of the history at path goes: out, or
-// out/<name>.html when out is a directory or there are several.
-func drawingPath(out, path string, several bool) string {
-	if info, err := os.Stat(out); several || (err == nil && info.IsDir()) {
-		_ = os.MkdirAll(out, 0o755) // Visualize reports a directory it cannot write
-		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + ".html"
-		return filepath.Join(out, name)
-	}
-	return out
 }
