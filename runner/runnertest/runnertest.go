@@ -7,6 +7,9 @@ package runnertest
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/lockbench/lockbench/driver/drivertest"
@@ -104,5 +107,26 @@ func Agreement(t *testing.T, cells []record.Cell) {
 func WithDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
 	t.Helper()
 	ov.DriversDir = drivertest.DriversDir(t)
+	return ov
+}
+
+// WithLibraryDrivers is ov with the repository's drivers/ folder, where the
+// library drivers (redis-py, node-redlock, sesame-redlock) live, as drv:NAME.
+// It fails the test, naming make drivers, when what they need is missing.
+func WithLibraryDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
+	t.Helper()
+	root, err := drivertest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov.DriversDir = filepath.Join(root, "drivers")
+	for _, folder := range []string{"node-redlock", "sesame-redlock"} {
+		if _, err := os.Stat(filepath.Join(ov.DriversDir, folder, "node_modules")); err != nil {
+			t.Fatalf("drivers/%s has no node_modules: run make drivers (npm ci there)", folder)
+		}
+	}
+	if err := exec.Command("/usr/bin/python3", "-c", "import redis").Run(); err != nil {
+		t.Fatalf("/usr/bin/python3 cannot import redis (%v): run make drivers (apt-get install -y python3-redis)", err)
+	}
 	return ov
 }
