@@ -1,42 +1,20 @@
 package runner_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
-	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/runner/runnertest"
 )
 
 // runLibraries runs the built-in scenario with the library drivers of
-// variants and ov's other settings, every history checked; it fails the
-// test when a cell could not run or porcupine disagrees with the oracle,
-// and returns the cells by variant.
+// variants and ov's other settings (runnertest.RunChecked).
 func runLibraries(t *testing.T, scenario string, variants []string, ov plan.Overrides) map[string]record.Cell {
 	t.Helper()
 	ov.Variants = variants
-	p := runnertest.ScenarioPlan(t, scenario, runnertest.WithLibraryDrivers(t, ov))
-	rec, err := runner.Run(context.Background(), p, runner.Options{History: &runner.HistoryOptions{Check: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cells := map[string]record.Cell{}
-	for _, c := range rec.Cells {
-		if c.Error != "" {
-			t.Fatalf("%s: %s", c.Variant, c.Error)
-		}
-		t.Logf("%s: %d acquisitions, %d overlaps, %d lost updates, %d lease lost, %d timeouts, %d errors, verdict %s", c.Variant,
-			c.Acquisitions, c.Violations.Overlaps, c.Violations.LostUpdates, c.Violations.LeaseLost, c.Timeouts, c.Errors, c.History.Check.Verdict)
-		cells[c.Variant] = c
-	}
-	if len(cells) != len(variants) {
-		t.Fatalf("%d cells, want %d", len(cells), len(variants))
-	}
-	runnertest.Agreement(t, rec.Cells)
-	return cells
+	return runnertest.RunChecked(t, runnertest.ScenarioPlan(t, scenario, runnertest.WithLibraryDrivers(t, ov)))
 }
 
 // Issue 29's must-holds without faults: on baseline (8 clients, one lock,

@@ -130,3 +130,33 @@ func WithLibraryDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
 	}
 	return ov
 }
+
+// RunChecked runs p with every cell's history checked, fails the test when
+// a cell could not run or when porcupine disagrees with the oracle on one,
+// logs each cell's counts, and returns the cells by variant.
+func RunChecked(t *testing.T, p plan.Plan) map[string]record.Cell {
+	t.Helper()
+	rec, err := runner.Run(context.Background(), p, runner.Options{History: &runner.HistoryOptions{Check: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]record.Cell{}
+	for _, c := range rec.Cells {
+		if c.Error != "" {
+			t.Fatalf("%s: %s", c.Variant, c.Error)
+		}
+		verdict := ""
+		if c.History != nil && c.History.Check != nil {
+			verdict = c.History.Check.Verdict
+		}
+		t.Logf("%s: %d acquisitions, %d overlaps, %d lost updates, %d lease lost, %d timeouts, %d errors, max unavail %.0fms, verdict %s",
+			c.Variant, c.Acquisitions, c.Violations.Overlaps, c.Violations.LostUpdates, c.Violations.LeaseLost, c.Timeouts, c.Errors,
+			c.Violations.LongestUnavailableMS, verdict)
+		cells[c.Variant] = c
+	}
+	if len(cells) != len(p.Variants) {
+		t.Fatalf("%d cells, want %d", len(cells), len(p.Variants))
+	}
+	Agreement(t, rec.Cells)
+	return cells
+}
