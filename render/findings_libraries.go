@@ -33,8 +33,9 @@ func writeLibraries(w io.Writer, findings []Finding) error {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("## Across libraries\n\n" +
-		"Each scenario that applies to a library, run with it beside lockbench's designs (each scenario's section below has " +
+	fmt.Fprintf(&b, "## Across libraries\n\n`lockbench findings --variants %s` ran each scenario that applies to a library ", strings.Join(drivers, ","))
+	b.WriteString("" +
+		"with it beside lockbench's designs (each scenario's section below has " +
 		"the command and every figure). A library is predicted to do what the scenario's source predicts of lockbench's " +
 		"design of its kind: redlock on independent masters, the watchdog for a library that renews its leases, lua-release " +
 		"(SET NX PX, a compare-and-delete release) for the others. A cell shows the figures that prediction names " +
