@@ -54,4 +54,20 @@ func TestLibrariesLongHold(t *testing.T) {
 		t.Errorf("drv:sesame-redlock-using: %d acquisitions, %d overlaps; want acquisitions and no overlap (using() renews)",
 			c.Acquisitions, c.Violations.Overlaps)
 	}
+	// The margins: every library reports its validity at acquire, so
+	// the holds of those that do not renew end after their lease
+	// expired; using()'s renewed notices move its leases' expiry, so
+	// none of its holds is late.
+	for name, c := range cells {
+		m := c.Margins
+		if m == nil || m.Holds == 0 || m.ValidityLeftUS.P50 <= 0 || m.ValidityLeftUS.Max > 200_000 {
+			t.Errorf("%s: margins %+v, want holds and validity left within the 200 ms TTL", name, m)
+			continue
+		}
+		t.Logf("%s: validity left p50 %.0fµs, %d of %d holds late (p50 %.0fµs), %d notices", name,
+			m.ValidityLeftUS.P50, m.LateHolds, m.Holds, m.LateUS.P50, m.Notices)
+		if renews := name == "drv:sesame-redlock-using"; renews != (m.LateHolds == 0) {
+			t.Errorf("%s: %d of %d holds late", name, m.LateHolds, m.Holds)
+		}
+	}
 }
