@@ -119,6 +119,9 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
+	if err := writeLibraryMargins(w, findings); err != nil {
+		return err
+	}
 	return writeAgreement(w, findings)
 }
 

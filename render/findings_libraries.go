@@ -106,3 +106,46 @@ func outcome(c *record.Cell, checks []string) string {
 	}
 	return strings.Join(figures, ", ") + mark
 }
+
+// writeLibraryMargins writes the margins of the library drivers' cells:
+// what a lease had left when its acquire returned (as the library said),
+// how many holds ended after their lease had expired, and how late a lost
+// lease was noticed (a renewing library's lease_lost).
+func writeLibraryMargins(w io.Writer, findings []Finding) error {
+	var b strings.Builder
+	for _, f := range findings {
+		if f.Drivers == nil {
+			continue
+		}
+		for _, c := range f.Drivers.Cells {
+			m := c.Margins
+			if c.Error != "" || m == nil {
+				continue
+			}
+			notices := "-"
+			if m.Notices > 0 {
+				notices = fmt.Sprintf("%d (%d after expiry, p50 %s, max %s)", m.Notices, m.LateNotices,
+					record.FormatMicros(m.LossNoticeUS.P50), record.FormatMicros(m.LossNoticeUS.Max))
+			}
+			late := fmt.Sprintf("%d of %d", m.LateHolds, m.Holds)
+			if m.LateHolds > 0 {
+				late += fmt.Sprintf(" (p50 %s, max %s)", record.FormatMicros(m.LateUS.P50), record.FormatMicros(m.LateUS.Max))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d of %d | %s | %s |\n", f.Name, c.Variant,
+				record.FormatMicros(m.TTLMS*1000), record.FormatMicros(m.ValidityLeftUS.P50), record.FormatMicros(m.ValidityLeftUS.P99),
+				m.ExpiredAtAcquire, c.Acquisitions, late, notices)
+		}
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "## Margins of the libraries\n\n"+
+		"Each library driver's cells above: the validity a lease had left when its acquire returned (the library's own "+
+		"`validity_ms`, from when lockbench read the reply), the leases already expired then, the holds that ended after "+
+		"their lease had expired, and for a renewing library the holders told their lease was lost (`lease_lost`) and how "+
+		"long after it had expired (its `renewed` notices move the expiry). docs/drivers-cost.md has the figures under "+
+		"contention with a short TTL (node-redlock#296).\n\n"+
+		"| scenario | variant | TTL | validity left p50 | p99 | expired at acquire | late holds | loss notices |\n"+
+		"|---|---|---|---|---|---|---|---|\n%s\n", b.String())
+	return err
+}

@@ -33,6 +33,8 @@ func TestWriteFindingsAcrossLibraries(t *testing.T) {
 	designs.Cells[0].Violations.Overlaps = 7
 	drivers := &record.Record{Cells: []record.Cell{{Variant: "drv:a", Limit: 1}, {Variant: "drv:b", Limit: 1}}}
 	drivers.Cells[0].Violations.Overlaps = 3
+	drivers.Cells[0].Acquisitions = 9
+	drivers.Cells[0].Margins = &record.Margins{TTLMS: 200, Holds: 9, LateHolds: 8, ExpiredAtAcquire: 1}
 	expect := map[string][]string{"lua-release": {"overlaps>0"}, "watchdog": {"overlaps=0"}, "drv:a": {"overlaps>0"}, "drv:b": {"overlaps>0"}}
 	var buf bytes.Buffer
 	err := render.WriteFindings(&buf, []render.Finding{
@@ -50,6 +52,7 @@ func TestWriteFindingsAcrossLibraries(t *testing.T) {
 		"No library applies to client-skew",
 		"- drv:a not run: client clocks",
 		"drv:a as lua-release",
+		"| long-hold | drv:a | 200.00ms | - | - | 1 of 9 | 8 of 9 (p50 -, max -) | - |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
