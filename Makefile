@@ -83,8 +83,8 @@ test-short: redis chromium clockshim drivers
 
 # Runs every scenario against its variants (about four minutes here) and writes
 # docs/findings.md from that run.
-findings: build redis
-	./$(BIN) findings --out docs/findings.md
+findings: build redis drivers
+	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using
 
 # Runs the regression suite and compares it with the baseline: exit status 1
 # on a significant regression beyond REGRESS_FAIL_ON, 2 on bad input.

@@ -18,6 +18,30 @@ type Finding struct {
 	// Expect are the checks per variant.
 	Expect map[string][]string
 	Record *record.Record
+	// Drivers is the run of the library drivers (drv:NAME) that apply to
+	// the scenario, beside Record's designs; nil when none ran.
+	Drivers *record.Record
+	// DriversCommand reproduces Drivers' run.
+	DriversCommand string
+	// Analogs name, per driver variant, the design whose expectations
+	// (in Expect under the driver's variant) are its prediction.
+	Analogs map[string]string
+	// DriversNotRun are the drivers asked for that do not apply, and why.
+	DriversNotRun []NotRun
+}
+
+// NotRun is a variant a scenario did not run, and why.
+type NotRun struct{ Variant, Why string }
+
+// cells are the cells of f's runs: its designs', then its drivers'.
+func (f Finding) cells() []record.Cell {
+	var cells []record.Cell
+	for _, r := range []*record.Record{f.Record, f.Drivers} {
+		if r != nil {
+			cells = append(cells, r.Cells...)
+		}
+	}
+	return cells
 }
 
 // WriteFindings writes the findings report in markdown: per scenario, the
@@ -28,15 +52,27 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 	var b strings.Builder
 	agree, disagree := 0, 0
 	for _, f := range findings {
-		fmt.Fprintf(&b, "## %s\n\n%s.\n\n- **Source:** %s\n- **Predicts:** %s\n- **Run:** `%s`\n\n", f.Name, f.Tests, f.Source, f.Predicts, f.Command)
+		fmt.Fprintf(&b, "## %s\n\n%s.\n\n- **Source:** %s\n- **Predicts:** %s\n- **Run:** `%s`\n", f.Name, f.Tests, f.Source, f.Predicts, f.Command)
+		if f.Drivers != nil {
+			var analogs []string
+			for _, c := range f.Drivers.Cells {
+				analogs = append(analogs, c.Variant+" as "+f.Analogs[c.Variant])
+			}
+			fmt.Fprintf(&b, "- **Libraries:** `%s` (predicted as lockbench's design of their kind: %s)\n", f.DriversCommand, strings.Join(analogs, ", "))
+		}
+		for _, n := range f.DriversNotRun {
+			fmt.Fprintf(&b, "- %s not run: %s\n", n.Variant, n.Why)
+		}
+		b.WriteString("\n")
 		if f.Record == nil {
 			b.WriteString("Not run.\n\n")
 			continue
 		}
 		b.WriteString("| variant | acq/s | overlaps | max occ | lost updates | stale releases | lease lost | timeouts | longest unavailable | checks |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
-		for i := range f.Record.Cells {
-			c := &f.Record.Cells[i]
+		cells := f.cells()
+		for i := range cells {
+			c := &cells[i]
 			var verdicts []string
 			for _, cond := range f.Expect[c.Variant] {
 				ok, err := record.Check(cond, c)
@@ -64,7 +100,7 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 				record.FormatMicros(v.LongestUnavailableMS*1000), strings.Join(verdicts, "; "))
 		}
 		b.WriteString("\n")
-		for _, c := range f.Record.Cells {
+		for _, c := range cells {
 			if len(c.Counters) > 0 {
 				fmt.Fprintf(&b, "- %s counted: %s\n", c.Variant, formatCounters(c.Counters))
 			}
@@ -74,7 +110,16 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 		}
 		b.WriteString("\n")
 	}
-	if _, err := fmt.Fprintf(w, "# Findings\n\nEvery scenario of `lockbench scenarios`, run against the variants it applies to, next to what its source predicts. %d checks agree with the sources, %d disagree.\n\n%s", agree, disagree, b.String()); err != nil {
+	if _, err := fmt.Fprintf(w, "# Findings\n\nEvery scenario of `lockbench scenarios`, run against the variants it applies to, next to what its source predicts. %d checks agree with the sources, %d disagree.\n\n", agree, disagree); err != nil {
+		return err
+	}
+	if err := writeLibraries(w, findings); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	if err := writeLibraryMargins(w, findings); err != nil {
 		return err
 	}
 	return writeAgreement(w, findings)
@@ -118,7 +163,7 @@ func writeAgreement(w io.Writer, findings []Finding) error {
 			continue
 		}
 		var a agreement
-		for _, c := range f.Record.Cells {
+		for _, c := range f.cells() {
 			a.add(c)
 		}
 		total.merge(a)

@@ -33,6 +33,8 @@ type driverCell struct {
 	// measuring is set when the measured phase begins: the library's
 	// times count from then.
 	measuring atomic.Bool
+	// renewals are what the renewed notices told (a renewing driver's).
+	renewals renewals
 	// failure is the first failure of a process lockbench did not kill
 	// (a broken protocol, an exit): it fails the cell.
 	failMu  sync.Mutex
@@ -60,7 +62,7 @@ type cellProcess struct {
 // then.
 func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifest, prefix string, clients int) (*driverCell, error) {
 	n := max(min(p.Procs(), clients), 1)
-	dc := &driverCell{m: m, prefix: prefix, procs: make([]*cellProcess, n)}
+	dc := &driverCell{m: m, prefix: prefix, procs: make([]*cellProcess, n), renewals: renewals{ttl: p.TTL}}
 	groups := p.ClientGroupNames()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -68,6 +70,7 @@ func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifes
 		wg.Go(func() {
 			group := groups[i%len(groups)]
 			cfg, err := driverConfig(p, s, group, prefix, clientsOf(i, n, clients))
+			cfg.OnNotice = dc.renewals.notice
 			if err == nil {
 				var proc *driver.Process
 				if proc, err = driver.Start(ctx, m, cfg); err == nil {
@@ -145,7 +148,11 @@ func (dc *driverCell) newLock(env workloads.ClientEnv) (variants.Lock, error) {
 	proc := dc.procs[env.Index%len(dc.procs)]
 	lock := driver.NewLock(proc.p.Client(env.Index), driver.LockOptions{Prefix: dc.prefix, OnAttempt: env.OnAttempt,
 		OnAcquired: func(l *driver.Lease) { dc.acquired(proc, l) }})
-	return processLock{Lock: lock, proc: proc}, nil
+	pl := processLock{Lock: lock, proc: proc}
+	if dc.renews() {
+		pl.renewals = &dc.renewals
+	}
+	return pl, nil
 }
 
 // acquired keeps the library's time of an acquisition of the measured
@@ -164,6 +171,19 @@ func (dc *driverCell) acquired(proc *cellProcess, l *driver.Lease) {
 type processLock struct {
 	*driver.Lock
 	proc *cellProcess
+	// renewals, set when the driver renews, tell the margins its
+	// leases' renewals.
+	renewals *renewals
+}
+
+// Acquire acquires the lock called name; a renewing driver's lease says
+// its renewals (renewingLease).
+func (l processLock) Acquire(ctx context.Context, name string) (variants.Lease, error) {
+	lease, err := l.Lock.Acquire(ctx, name)
+	if err != nil || l.renewals == nil {
+		return lease, err
+	}
+	return l.renewals.renewing(lease), nil
 }
 
 var _ workloads.ProcessHolder = processLock{}

@@ -360,7 +360,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 			return base, nil
 		}
 		defer drivers.close()
-		newLock = drivers.newLock
+		newLock, spec.Renews = drivers.newLock, drivers.renews()
 		var stopWatch func()
 		runCtx, stopWatch = drivers.watch(ctx)
 		defer stopWatch()

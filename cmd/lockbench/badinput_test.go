@@ -106,6 +106,7 @@ func TestBadFiles(t *testing.T) {
 		{"sweep scenario not YAML", []string{"sweep", "--scenario", filepath.Join(in, "notyaml.yaml")}, []string{"--scenario", "notyaml.yaml"}},
 		{"findings unknown scenario", []string{"findings", "--scenarios", "no-such-scenario", "--out", "@/findings.md"}, []string{"--scenarios", `"no-such-scenario"`, "known:"}},
 		{"findings missing scenario file", []string{"findings", "--scenarios", filepath.Join(in, "absent.yaml"), "--out", "@/findings.md"}, []string{"--scenarios", "absent.yaml", "no such file"}},
+		{"findings not a driver", []string{"findings", "--variants", "redlock", "--out", "@/findings.md"}, []string{"--variants", `"redlock"`, "drv:NAME"}},
 
 		// Fault specs.
 		{"fault bad time", []string{"run", "--fault", "at=soon kill node=master"}, []string{"--fault", `at="soon"`, "not a duration"}},

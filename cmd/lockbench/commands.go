@@ -190,6 +190,8 @@ var commands = []command{{
 		{"Two scenarios only, into a file of your own",
 			[]string{"lockbench findings --scenarios ticket-sale,long-hold --out findings.md"}},
 		{"All of them, into docs/findings.md (as make findings does)", []string{"lockbench findings"}},
+		{"The library drivers beside lockbench's designs, in every scenario that applies to each",
+			[]string{"lockbench findings --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock"}},
 	},
 	run: runFindings,
 }, {

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/lockbench/lockbench/driver"
+	"github.com/lockbench/lockbench/driver/drivertest"
 )
 
 // The README is a quick start; the rest lives in docs/.
@@ -95,6 +98,20 @@ func TestHeadingAnchor(t *testing.T) {
 // Every `lockbench run` line in the README's code blocks parses as run
 // flags: the quick start's commands work as printed.
 func TestReadmeRunLinesParse(t *testing.T) {
+	// The README runs the repository's drivers: go-lua built, the
+	// library drivers' folders as they are (their runtimes need only be
+	// on PATH for a plan to accept them).
+	drivers := drivertest.DriversDir(t)
+	for _, folder := range []string{"redis-py", "node-redlock", "sesame-redlock"} {
+		abs, err := filepath.Abs(filepath.Join("../../drivers", folder))
+		if err == nil {
+			err = os.Symlink(abs, filepath.Join(drivers, folder))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(driver.DirEnv, drivers)
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/lockbench/lockbench/outputs"
@@ -22,6 +23,8 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlagSet("findings", stderr)
 	out := fs.String("out", "docs/findings.md", "the `FILE` of the markdown report")
 	only := fs.StringSlice("scenarios", nil, "run only these scenarios, comma-separated `NAMES` (default: all)")
+	drivers := fs.StringSlice("variants", nil, "library drivers, drv:`NAMES` comma-separated, to run beside each scenario's designs where they apply (default: none)")
+	dir := fs.String("drivers", "", "the `DIR` of the drivers' folders (default: $LOCKBENCH_DRIVERS, ./drivers, or the one beside lockbench)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
@@ -30,12 +33,18 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usagef("--scenarios: %w", err)
 		}
 	}
+	for _, v := range *drivers {
+		if _, ok := plan.DriverName(v); !ok {
+			return usagef("--variants: %q is not a driver's variant (want drv:NAME, e.g. drv:redis-py; the scenarios choose lockbench's own designs)", v)
+		}
+	}
 	if err := outputs.CheckFile("--out", *out); err != nil { // before the scenarios run
 		return err
 	}
-	findings, err := runner.Findings(ctx, *only, func(s plan.Scenario) {
-		fmt.Fprintf(stderr, "lockbench: findings: %s (%s)\n", s.Name, strings.Join(s.Variants, ", "))
-	})
+	findings, err := runner.Findings(ctx, runner.FindingsOptions{Only: *only, Drivers: *drivers, DriversDir: *dir,
+		OnScenario: func(s plan.Scenario, drivers []string) {
+			fmt.Fprintf(stderr, "lockbench: findings: %s (%s)\n", s.Name, strings.Join(append(slices.Clone(s.Variants), drivers...), ", "))
+		}})
 	if errors.Is(err, runner.ErrInterrupted) {
 		return fmt.Errorf("%w: %s not written", err, *out)
 	}

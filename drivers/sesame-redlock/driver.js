@@ -9,7 +9,8 @@
 //   node driver.js --using  sesame-redlock-using: Redlock.using() with its
 //                           automatic extension; the lease is held inside the
 //                           routine until lockbench's release, and a failed
-//                           extension (the AbortSignal) is sent as lease_lost.
+//                           extension (the AbortSignal) is sent as lease_lost,
+//                           each one that succeeds as renewed.
 //
 // The package is a CommonJS build (main: build/index.js, no "type":
 // "module"), so Node 20 loads it with require(); `import { Redlock } from
@@ -46,6 +47,18 @@ function clientState(idx) {
   redlock.on('error', (e) => {
     if (!(e instanceof ResourceLockedError)) errors.push(e);
   });
+  if (USING) {
+    // using() extends through lock.extend(), which calls this Redlock's
+    // extend: each extension that succeeds is told as a renewed notice,
+    // with the validity it left, so that lockbench can tell when the lease
+    // expires (its margins: how late a failed renewal was noticed).
+    const extend = redlock.extend.bind(redlock);
+    redlock.extend = async (existing, duration, settings) => {
+      const lock = await extend(existing, duration, settings);
+      P.send({ type: 'renewed', client: idx, token: lock.value, validity_ms: lock.expiration - Date.now() });
+      return lock;
+    };
+  }
   c = { idx, redlock, errors, leases: new Map() };
   clients.set(idx, c);
   return c;

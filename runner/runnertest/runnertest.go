@@ -7,6 +7,9 @@ package runnertest
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/lockbench/lockbench/driver/drivertest"
@@ -105,4 +108,55 @@ func WithDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
 	t.Helper()
 	ov.DriversDir = drivertest.DriversDir(t)
 	return ov
+}
+
+// WithLibraryDrivers is ov with the repository's drivers/ folder, where the
+// library drivers (redis-py, node-redlock, sesame-redlock) live, as drv:NAME.
+// It fails the test, naming make drivers, when what they need is missing.
+func WithLibraryDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
+	t.Helper()
+	root, err := drivertest.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov.DriversDir = filepath.Join(root, "drivers")
+	for _, folder := range []string{"node-redlock", "sesame-redlock"} {
+		if _, err := os.Stat(filepath.Join(ov.DriversDir, folder, "node_modules")); err != nil {
+			t.Fatalf("drivers/%s has no node_modules: run make drivers (npm ci there)", folder)
+		}
+	}
+	if err := exec.Command("/usr/bin/python3", "-c", "import redis").Run(); err != nil {
+		t.Fatalf("/usr/bin/python3 cannot import redis (%v): run make drivers (apt-get install -y python3-redis)", err)
+	}
+	return ov
+}
+
+// RunChecked runs p with every cell's history checked, fails the test when
+// a cell could not run or when porcupine disagrees with the oracle on one,
+// logs each cell's counts, and returns the cells by variant.
+func RunChecked(t *testing.T, p plan.Plan) map[string]record.Cell {
+	t.Helper()
+	rec, err := runner.Run(context.Background(), p, runner.Options{History: &runner.HistoryOptions{Check: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]record.Cell{}
+	for _, c := range rec.Cells {
+		if c.Error != "" {
+			t.Fatalf("%s: %s", c.Variant, c.Error)
+		}
+		verdict := ""
+		if c.History != nil && c.History.Check != nil {
+			verdict = c.History.Check.Verdict
+		}
+		t.Logf("%s: %d acquisitions, %d overlaps, %d lost updates, %d lease lost, %d timeouts, %d errors, max unavail %.0fms, verdict %s",
+			c.Variant, c.Acquisitions, c.Violations.Overlaps, c.Violations.LostUpdates, c.Violations.LeaseLost, c.Timeouts, c.Errors,
+			c.Violations.LongestUnavailableMS, verdict)
+		cells[c.Variant] = c
+	}
+	if len(cells) != len(p.Variants) {
+		t.Fatalf("%d cells, want %d", len(cells), len(p.Variants))
+	}
+	Agreement(t, rec.Cells)
+	return cells
 }
