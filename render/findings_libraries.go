@@ -143,7 +143,7 @@ func writeLibraryMargins(w io.Writer, findings []Finding) error {
 		"Each library driver's cells above: the validity a lease had left when its acquire returned (the library's own "+
 		"`validity_ms`, from when lockbench read the reply), the leases already expired then, the holds that ended after "+
 		"their lease had expired, and for a renewing library the holders told their lease was lost (`lease_lost`) and how "+
-		"long after it had expired (its `renewed` notices move the expiry). docs/drivers-cost.md has the figures under "+
+		"long after it had expired (its `renewed` notices move the expiry). docs/drivers.md has the figures under "+
 		"contention with a short TTL (node-redlock#296).\n\n"+
 		"| scenario | variant | TTL | validity left p50 | p99 | expired at acquire | late holds | loss notices |\n"+
 		"|---|---|---|---|---|---|---|---|\n%s\n", b.String())

@@ -36,9 +36,16 @@ type FindingsOptions struct {
 // against its variants, and the drivers of opts.Drivers that apply, each
 // cell's history checked by porcupine, and returns their findings for
 // render.WriteFindings. A driver's prediction in a scenario is the
-// expectation of its analog design (analogOf). When ctx ends during a
-// scenario, the error wraps ErrInterrupted and names it.
+// expectation of its analog design (analogOf). Before anything runs, a
+// name in opts.Only that is no scenario's fails with plan.ErrBadScenario,
+// one in opts.Drivers that is no driver's with driver.ErrBadDriver. When
+// ctx ends during a scenario, the error wraps ErrInterrupted and names it.
 func Findings(ctx context.Context, opts FindingsOptions) ([]render.Finding, error) {
+	for _, name := range opts.Only {
+		if _, err := plan.LookupScenario(name); err != nil {
+			return nil, fmt.Errorf("--scenarios: %w", err)
+		}
+	}
 	drivers, err := probeDrivers(ctx, opts.Drivers, opts.DriversDir)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -15,10 +14,6 @@ import (
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
 )
-
-// ErrBadFindingsDriver is wrapped by the error of a findings driver that is
-// not a drv:NAME variant, names no known driver, or cannot start.
-var ErrBadFindingsDriver = errors.New("bad findings driver")
 
 // findingsDriver is a library driver findings runs beside the designs:
 // its variant (drv:NAME) and what its init_ok said on a single server.
@@ -45,7 +40,7 @@ func probeDrivers(ctx context.Context, names []string, dir string) ([]findingsDr
 	for i, name := range names {
 		bare, ok := plan.DriverName(name)
 		if !ok {
-			return nil, inputerr.Errorf(ErrBadFindingsDriver, "--variants: %q is not a driver's variant (want drv:NAME; the scenarios choose lockbench's own designs)", name)
+			return nil, inputerr.Errorf(driver.ErrBadDriver, "--variants: %q is not a driver's variant (want drv:NAME, e.g. drv:redis-py; the scenarios choose lockbench's own designs)", name)
 		}
 		if manifests[i], err = driver.Find(known, bare); err != nil {
 			return nil, fmt.Errorf("--variants: %w", err)

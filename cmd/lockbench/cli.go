@@ -176,7 +176,7 @@ func exitStatus(err error, stderr io.Writer) int {
 		errors.Is(err, faults.ErrBadFault) || errors.Is(err, witness.ErrSameServer) || errors.Is(err, witness.ErrPlanMismatch) ||
 		errors.Is(err, witness.ErrArrivedTwice) || errors.Is(err, calibrate.ErrBadOptions) ||
 		errors.Is(err, plan.ErrMemory) || errors.Is(err, outputs.ErrUnwritable) || errors.Is(err, soak.ErrBadOptions) ||
-		errors.Is(err, driver.ErrBadDriver) {
+		errors.Is(err, driver.ErrBadDriver) || errors.Is(err, plan.ErrBadScenario) {
 		return exitUsage
 	}
 	return exitRunFailed

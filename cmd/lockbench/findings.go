@@ -28,16 +28,6 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
-	for _, name := range *only {
-		if _, err := plan.LookupScenario(name); err != nil {
-			return usagef("--scenarios: %w", err)
-		}
-	}
-	for _, v := range *drivers {
-		if _, ok := plan.DriverName(v); !ok {
-			return usagef("--variants: %q is not a driver's variant (want drv:NAME, e.g. drv:redis-py; the scenarios choose lockbench's own designs)", v)
-		}
-	}
 	if err := outputs.CheckFile("--out", *out); err != nil { // before the scenarios run
 		return err
 	}
