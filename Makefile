@@ -77,9 +77,10 @@ test: redis chromium clockshim drivers
 
 # The quick tier for the inner loop: every test but those that fault the
 # servers they start (pauses, kills, failovers, partitions, clock jumps,
-# processes signalled), which skip under -short; no race detector.
+# processes signalled), which skip under -short; no race detector. Four
+# packages at once: the tier waits more than it computes (see docs/testing.md).
 test-short: redis chromium clockshim drivers
-	$(GO) test -short -count=1 ./...
+	$(GO) test -short -count=1 -p 4 ./...
 
 # Runs every scenario against its variants (about four minutes here) and writes
 # docs/findings.md from that run.
