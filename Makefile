@@ -60,6 +60,7 @@ chromium:
 # installed only when missing, silent when all is there. One line per driver.
 drivers: go-drivers
 	@/usr/bin/python3 -c 'import redis' 2>/dev/null || { echo "drivers: installing python3-redis" >&2; $(APT_INSTALL) python3-redis; }
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "drivers: installing nodejs and npm" >&2; $(APT_INSTALL) nodejs npm; }
 	@$(call NPM_CI,drivers/node-redlock)
 	@$(call NPM_CI,drivers/sesame-redlock)
 
