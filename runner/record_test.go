@@ -146,53 +146,6 @@ func TestConfigFaultsReadAsFaults(t *testing.T) {
 	}
 }
 
-// sampleOutcome is a cell's outcome from real recorders: 1000
-// acquisitions of 1 to 1000 µs in 2 s, half as many busy tries, 3000
-// commands.
-func sampleOutcome() workloads.Outcome {
-	now := time.Now()
-	rec := metrics.NewRecorder(now)
-	for i := 1; i <= 1000; i++ {
-		d := time.Duration(i) * time.Microsecond
-		rec.Acquired(now, d, d)
-		rec.Released(50 * time.Microsecond)
-		rec.Held(time.Millisecond)
-		rec.Add(now, metrics.Attempt)
-	}
-	for range 500 {
-		rec.Add(now, metrics.Attempt)
-		rec.Add(now, metrics.Busy)
-	}
-	out := workloads.Outcome{
-		Measured: metrics.Merge([]*metrics.Recorder{rec}, []int64{1000}),
-		Warmup:   metrics.Merge(nil, nil),
-		Handoff:  oracle.New(1, 1).Handoff(),
-		Elapsed:  2 * time.Second,
-	}
-	out.Measured.Commands = 3000
-	return out
-}
-
-func TestNewCellFigures(t *testing.T) {
-	c, err := NewCell(sampleOutcome(), oracle.Report{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.ThroughputPerS != 500 || c.CommandsPerAcquisition != 3 {
-		t.Errorf("throughput %v/s, %v cmds/acq; want 500 and 3", c.ThroughputPerS, c.CommandsPerAcquisition)
-	}
-	if p := c.AcquireLatencyUS.P50; p < 495 || p > 505 {
-		t.Errorf("p50 %v µs, want about 500", p)
-	}
-	h, err := metrics.DecodeHistogram(c.Histograms.Acquire)
-	if err != nil || h.TotalCount() != 1000 {
-		t.Fatalf("histogram round trip: %v, count %d", err, h.TotalCount())
-	}
-	if len(c.Series) != 1 || c.Series[0].Acquisitions != 1000 || c.Fairness.Clients != 1 || c.Violations.Overlaps != 3 {
-		t.Errorf("series %+v, fairness %+v, violations %+v; want one second of 1000, one client, 3 overlaps", c.Series, c.Fairness, c.Violations)
-	}
-}
-
 func TestNewCellFenceCounts(t *testing.T) {
 	out := workloads.Outcome{Measured: metrics.Merge(nil, nil), Warmup: metrics.Merge(nil, nil), Handoff: oracle.New(1, 1).Handoff()}
 	c, err := NewCell(out, oracle.Report{StaleWrites: 7, RejectedWrites: 9})

@@ -15,11 +15,10 @@ import (
 	"github.com/lockbench/lockbench/workloads"
 )
 
-// Sample is a record of one cell (lua-release, 16 clients) built from
-// real recorders: 1,000 acquisitions, 500 busy attempts, 3 overlaps and
-// 2 lost updates.
-func Sample(t testing.TB) *record.Record {
-	t.Helper()
+// SampleOutcome is a cell's outcome from real recorders: 1,000
+// acquisitions of 1 to 1,000 µs in 2 s, 500 busy attempts, 3,000
+// commands.
+func SampleOutcome() workloads.Outcome {
 	now := time.Now()
 	rec := metrics.NewRecorder(now)
 	for i := 1; i <= 1000; i++ {
@@ -40,6 +39,15 @@ func Sample(t testing.TB) *record.Record {
 		Elapsed:  2 * time.Second,
 	}
 	out.Measured.Commands = 3000
+	return out
+}
+
+// Sample is a record of one cell (lua-release, 16 clients) built from
+// SampleOutcome: 1,000 acquisitions, 500 busy attempts, 3 overlaps and
+// 2 lost updates.
+func Sample(t testing.TB) *record.Record {
+	t.Helper()
+	out := SampleOutcome()
 	cell, err := runner.NewCell(out, oracle.Report{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
 	if err != nil {
 		t.Fatal(err)
