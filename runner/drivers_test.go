@@ -29,27 +29,17 @@ func TestDriverIsAVariant(t *testing.T) {
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			t.Parallel() // each on a redis-server of its own
-			p := runnertest.ScenarioPlan(t, tc.scenario, runnertest.WithDrivers(t, plan.Overrides{
-				Variants: []string{"lua-release", "drv:go-lua"}, Duration: &tc.duration}))
-			rec, err := runner.Run(context.Background(), p, runner.Options{History: &runner.HistoryOptions{Check: true}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rec.Cells) != 2 {
-				t.Fatalf("%d cells, want 2", len(rec.Cells))
-			}
-			runnertest.Agreement(t, rec.Cells)
-			for _, c := range rec.Cells {
-				if c.Error != "" || c.Acquisitions == 0 {
-					t.Fatalf("%s: error %q, %d acquisitions", c.Variant, c.Error, c.Acquisitions)
+			cells := runnertest.RunChecked(t, runnertest.ScenarioPlan(t, tc.scenario, runnertest.WithDrivers(t, plan.Overrides{
+				Variants: []string{"lua-release", "drv:go-lua"}, Duration: &tc.duration})))
+			for _, c := range cells {
+				if c.Acquisitions == 0 {
+					t.Fatalf("%s: no acquisition", c.Variant)
 				}
 				if overlaps := c.Violations.Overlaps; (overlaps > 0) != tc.overlaps {
 					t.Errorf("%s: %d overlaps, want overlaps: %v", c.Variant, overlaps, tc.overlaps)
 				}
-				t.Logf("%s: %d acquisitions, %d overlaps, acquire p50 %.0fµs, verdict %s", c.Variant, c.Acquisitions,
-					c.Violations.Overlaps, c.AcquireLatencyUS.P50, c.History.Check.Verdict)
 			}
-			lua, drv := rec.Cells[0], rec.Cells[1]
+			lua, drv := cells["lua-release"], cells["drv:go-lua"]
 			if lua.Driver != nil {
 				t.Errorf("lua-release has a driver: %+v", lua.Driver)
 			}

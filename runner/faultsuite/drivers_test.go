@@ -1,14 +1,12 @@
 package faultsuite_test
 
 import (
-	"context"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
-	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/runner/runnertest"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
@@ -23,24 +21,9 @@ var processName = regexp.MustCompile(`^driver-[1-4] pid [0-9]+$`)
 func runDriverScenario(t *testing.T, scenario string, duration time.Duration) record.Cell {
 	t.Helper()
 	procs := 4
-	p := scenarioPlan(t, scenario, runnertest.WithDrivers(t, plan.Overrides{
-		Variants: []string{"lua-release", "drv:go-lua"}, Duration: &duration, DriverProcs: &procs}))
-	rec, err := runner.Run(context.Background(), p, runner.Options{History: &runner.HistoryOptions{Check: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rec.Cells) != 2 {
-		t.Fatalf("%d cells, want 2", len(rec.Cells))
-	}
-	runnertest.Agreement(t, rec.Cells)
-	for _, c := range rec.Cells {
-		if c.Error != "" {
-			t.Fatalf("%s: %s", c.Variant, c.Error)
-		}
-		t.Logf("%s: %d acquisitions, %d overlaps, crashed %d, max unavail %.0fms, faults %+v, verdict %s", c.Variant, c.Acquisitions,
-			c.Violations.Overlaps, c.Violations.Crashed, c.Violations.LongestUnavailableMS, c.Faults, c.History.Check.Verdict)
-	}
-	drv := rec.Cells[1]
+	drv := runnertest.RunChecked(t, scenarioPlan(t, scenario, runnertest.WithDrivers(t, plan.Overrides{
+		Variants: []string{"lua-release", "drv:go-lua"}, Duration: &duration, DriverProcs: &procs})))["drv:go-lua"]
+	t.Logf("drv:go-lua: faults %+v", drv.Faults)
 	if drv.Driver == nil || drv.Driver.Procs != 4 {
 		t.Fatalf("the driver cell's driver: %+v", drv.Driver)
 	}
