@@ -300,6 +300,30 @@ function errText(e) {
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
+// The key of a client's lease in its lease map: lock name and token.
+const leaseKey = (key, token) => `${key}\u0000${token}`;
+
+// reply answers req with a message of type and its fields.
+function reply(req, type, fields) {
+  send({ type, in_reply_to: req.id, client: req.client, ...fields });
+}
+
+// How a failed Redlock operation is reported. Both Redlock libraries turn
+// every redis error into a missing vote and reject the same way whatever
+// the cause, so a driver looks at the redis errors seen during the
+// request (errors): none -> the lock was held / not ours (null); in single
+// mode any -> an error; with N masters (servers, the connected clients) an
+// error only when fewer than a quorum of them are ready (else the failure
+// is the lock's, not the network's).
+function failure(errors, mode, servers) {
+  if (errors.length === 0) return null;
+  if (mode === 'masters') {
+    const ready = servers.filter((s) => s.status === 'ready').length;
+    if (ready >= Math.floor(servers.length / 2) + 1) return null;
+  }
+  return { definite: errors.every(notSent), text: errors.slice(-3).map(errText).join('; ') };
+}
+
 module.exports = {
   PROTOCOL,
   send,
@@ -311,4 +335,7 @@ module.exports = {
   notSent,
   errText,
   nowUs,
+  leaseKey,
+  reply,
+  failure,
 };

@@ -40,35 +40,6 @@ function clientState(idx) {
   return c;
 }
 
-const leaseKey = (key, token) => `${key}\u0000${token}`;
-
-function reply(req, type, fields) {
-  P.send({ type, in_reply_to: req.id, client: req.client, ...fields });
-}
-
-function quorum() {
-  return Math.floor(servers.length / 2) + 1;
-}
-
-// How a failed operation is reported. node-redlock turns every redis error
-// into a missing vote and rejects with a LockError either way, so the driver
-// looks at what else happened during the request: no redis error -> the
-// lock was held / not ours; in single mode any redis error -> error; with N
-// masters, an error only when fewer than a quorum of masters are connected
-// (else the failure is the lock's, not the network's).
-function failure(errors) {
-  const real = errors.slice();
-  if (real.length === 0) return null;
-  if (cfg.mode === 'masters') {
-    const ready = servers.filter((s) => s.status === 'ready').length;
-    if (ready >= quorum()) return null;
-  }
-  return {
-    definite: real.every(P.notSent),
-    text: real.slice(-3).map(P.errText).join('; '),
-  };
-}
-
 async function acquire(req) {
   const c = clientState(req.client);
   c.errors.length = 0;
@@ -79,23 +50,23 @@ async function acquire(req) {
   } catch (e) {
     const took = P.nowUs() - t0;
     if (!(e instanceof Redlock.LockError)) throw e;
-    const f = failure(c.errors);
-    if (f) return reply(req, 'error', { code: 'io', definite: f.definite, text: `${P.errText(e)} (${f.text})` });
+    const f = P.failure(c.errors, cfg.mode, servers);
+    if (f) return P.reply(req, 'error', { code: 'io', definite: f.definite, text: `${P.errText(e)} (${f.text})` });
     const reason = cfg.retry && cfg.retry.retryCount === 0 ? 'busy' : 'timeout';
-    return reply(req, 'not_acquired', { reason, took_us: took });
+    return P.reply(req, 'not_acquired', { reason, took_us: took });
   }
   const took = P.nowUs() - t0;
-  c.leases.set(leaseKey(req.key, lock.value), lock);
-  reply(req, 'acquire_ok', { token: lock.value, validity_ms: lock.expiration - Date.now(), took_us: took });
+  c.leases.set(P.leaseKey(req.key, lock.value), lock);
+  P.reply(req, 'acquire_ok', { token: lock.value, validity_ms: lock.expiration - Date.now(), took_us: took });
 }
 
 async function release(req) {
   const c = clientState(req.client);
-  const k = leaseKey(req.key, req.token);
+  const k = P.leaseKey(req.key, req.token);
   const lock = c.leases.get(k);
   // not a lease this client holds: the library cannot release another's
   // token, so nothing is sent
-  if (!lock) return reply(req, 'lease_gone', {});
+  if (!lock) return P.reply(req, 'lease_gone', {});
   c.leases.delete(k);
   c.errors.length = 0;
   const t0 = P.nowUs();
@@ -103,18 +74,18 @@ async function release(req) {
     await lock.unlock();
   } catch (e) {
     if (!(e instanceof Redlock.LockError)) throw e;
-    const f = failure(c.errors);
-    if (f) return reply(req, 'error', { code: 'io', definite: false, text: `${P.errText(e)} (${f.text})` });
-    return reply(req, 'lease_gone', {});
+    const f = P.failure(c.errors, cfg.mode, servers);
+    if (f) return P.reply(req, 'error', { code: 'io', definite: false, text: `${P.errText(e)} (${f.text})` });
+    return P.reply(req, 'lease_gone', {});
   }
-  reply(req, 'release_ok', { took_us: P.nowUs() - t0 });
+  P.reply(req, 'release_ok', { took_us: P.nowUs() - t0 });
 }
 
 async function extend(req) {
   const c = clientState(req.client);
-  const k = leaseKey(req.key, req.token);
+  const k = P.leaseKey(req.key, req.token);
   const lock = c.leases.get(k);
-  if (!lock) return reply(req, 'lease_gone', {});
+  if (!lock) return P.reply(req, 'lease_gone', {});
   c.errors.length = 0;
   const ttl = Math.max(1, Math.round(req.ttl_ms));
   try {
@@ -123,14 +94,14 @@ async function extend(req) {
     await c.extender.extend(lock, ttl);
   } catch (e) {
     if (!(e instanceof Redlock.LockError)) throw e;
-    const f = failure(c.errors);
-    if (f) return reply(req, 'error', { code: 'io', definite: false, text: `${P.errText(e)} (${f.text})` });
+    const f = P.failure(c.errors, cfg.mode, servers);
+    if (f) return P.reply(req, 'error', { code: 'io', definite: false, text: `${P.errText(e)} (${f.text})` });
     // a failed extend: node-redlock has also removed the key where it still
     // held it (its _lock unlocks after a failed attempt)
     c.leases.delete(k);
-    return reply(req, 'lease_gone', {});
+    return P.reply(req, 'lease_gone', {});
   }
-  reply(req, 'extend_ok', { validity_ms: lock.expiration - Date.now() });
+  P.reply(req, 'extend_ok', { validity_ms: lock.expiration - Date.now() });
 }
 
 P.serve({

@@ -64,38 +64,20 @@ function clientState(idx) {
   return c;
 }
 
-const leaseKey = (key, token) => `${key}\u0000${token}`;
-
-function reply(req, type, fields) {
-  P.send({ type, in_reply_to: req.id, client: req.client, ...fields });
-}
-
-// See node-redlock/driver.js: no redis error during the request -> the
-// lock's answer; single mode with an error -> error; masters -> error only
-// when fewer than a quorum of masters are connected.
-function failure(errors) {
-  if (errors.length === 0) return null;
-  if (cfg.mode === 'masters') {
-    const ready = servers.filter((s) => s.status === 'ready').length;
-    if (ready >= Math.floor(servers.length / 2) + 1) return null;
-  }
-  return { definite: errors.every(P.notSent), text: errors.slice(-3).map(P.errText).join('; ') };
-}
-
 function acquireFailed(req, c, e, t0) {
   const took = P.nowUs() - t0;
   if (!(e instanceof ExecutionError)) throw e;
-  const f = failure(c.errors);
-  if (f) return reply(req, 'error', { code: 'io', definite: f.definite, text: `${P.errText(e)} (${f.text})` });
+  const f = P.failure(c.errors, cfg.mode, servers);
+  if (f) return P.reply(req, 'error', { code: 'io', definite: f.definite, text: `${P.errText(e)} (${f.text})` });
   const reason = cfg.retry && cfg.retry.retryCount === 0 ? 'busy' : 'timeout';
-  return reply(req, 'not_acquired', { reason, took_us: took });
+  return P.reply(req, 'not_acquired', { reason, took_us: took });
 }
 
 function gone(req, c, e) {
   if (!(e instanceof ExecutionError)) throw e;
-  const f = failure(c.errors);
-  if (f) return reply(req, 'error', { code: 'io', definite: false, text: `${P.errText(e)} (${f.text})` });
-  return reply(req, 'lease_gone', {});
+  const f = P.failure(c.errors, cfg.mode, servers);
+  if (f) return P.reply(req, 'error', { code: 'io', definite: false, text: `${P.errText(e)} (${f.text})` });
+  return P.reply(req, 'lease_gone', {});
 }
 
 async function acquire(req) {
@@ -109,8 +91,8 @@ async function acquire(req) {
     return acquireFailed(req, c, e, t0);
   }
   const took = P.nowUs() - t0;
-  c.leases.set(leaseKey(req.key, lock.value), { lock });
-  reply(req, 'acquire_ok', { token: lock.value, validity_ms: lock.expiration - Date.now(), took_us: took });
+  c.leases.set(P.leaseKey(req.key, lock.value), { lock });
+  P.reply(req, 'acquire_ok', { token: lock.value, validity_ms: lock.expiration - Date.now(), took_us: took });
 }
 
 // using(): acquire_ok is sent from inside the routine, which then waits for
@@ -127,7 +109,7 @@ function acquireUsing(req) {
     const held = new Promise((resolve) => {
       lease.finish = resolve;
     });
-    c.leases.set(leaseKey(req.key, token), lease);
+    c.leases.set(P.leaseKey(req.key, token), lease);
     signal.addEventListener('abort', () => {
       P.send({
         type: 'lease_lost',
@@ -136,7 +118,7 @@ function acquireUsing(req) {
         text: `renewal failed: ${P.errText(signal.error)}`,
       });
     });
-    reply(req, 'acquire_ok', {
+    P.reply(req, 'acquire_ok', {
       token,
       validity_ms: context.lock.expiration - Date.now(),
       took_us: P.nowUs() - t0,
@@ -145,7 +127,7 @@ function acquireUsing(req) {
   });
   done.then(
     () => {
-      if (lease && lease.releaseReq) reply(lease.releaseReq, 'release_ok', { took_us: P.nowUs() - lease.t0 });
+      if (lease && lease.releaseReq) P.reply(lease.releaseReq, 'release_ok', { took_us: P.nowUs() - lease.t0 });
     },
     (e) => {
       if (!lease) return acquireFailed(req, c, e, t0);
@@ -158,10 +140,10 @@ function acquireUsing(req) {
 
 async function release(req) {
   const c = clientState(req.client);
-  const k = leaseKey(req.key, req.token);
+  const k = P.leaseKey(req.key, req.token);
   const lease = c.leases.get(k);
   // not a lease this client holds: nothing is sent
-  if (!lease) return reply(req, 'lease_gone', {});
+  if (!lease) return P.reply(req, 'lease_gone', {});
   c.leases.delete(k);
   c.errors.length = 0;
   if (USING) {
@@ -176,21 +158,21 @@ async function release(req) {
   } catch (e) {
     return gone(req, c, e);
   }
-  return reply(req, 'release_ok', { took_us: P.nowUs() - t0 });
+  return P.reply(req, 'release_ok', { took_us: P.nowUs() - t0 });
 }
 
 async function extend(req) {
   if (USING) {
-    return reply(req, 'error', {
+    return P.reply(req, 'error', {
       code: 'unsupported',
       definite: true,
       text: 'sesame-redlock-using extends by itself inside using(); use sesame-redlock for manual extend',
     });
   }
   const c = clientState(req.client);
-  const k = leaseKey(req.key, req.token);
+  const k = P.leaseKey(req.key, req.token);
   const lease = c.leases.get(k);
-  if (!lease) return reply(req, 'lease_gone', {});
+  if (!lease) return P.reply(req, 'lease_gone', {});
   c.errors.length = 0;
   let lock;
   try {
@@ -203,7 +185,7 @@ async function extend(req) {
     return r;
   }
   lease.lock = lock;
-  return reply(req, 'extend_ok', { validity_ms: lock.expiration - Date.now() });
+  return P.reply(req, 'extend_ok', { validity_ms: lock.expiration - Date.now() });
 }
 
 P.serve({
