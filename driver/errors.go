@@ -29,8 +29,10 @@ var (
 	// ErrUnsupported: the driver refused what was asked of it (code
 	// "unsupported"): a mode, renewal, an extend.
 	ErrUnsupported = errors.New("driver: unsupported")
-	// ErrDefinite: the operation certainly did not take effect.
-	ErrDefinite = errors.New("driver: definite error")
+	// ErrDefinite: the operation certainly did not take effect. It is
+	// variants.ErrDefinite, so that a driver's lock reports it as
+	// lockbench's own variants do (a history's fail).
+	ErrDefinite = variants.ErrDefinite
 	// ErrIndefinite: the operation may have taken effect (a history
 	// records it as info).
 	ErrIndefinite = errors.New("driver: indefinite error")

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/lockbench/lockbench/variants"
@@ -38,8 +37,8 @@ type LockOptions struct {
 // acquire that did not get the lock fails with variants.ErrBusy or
 // variants.ErrTimeout, a release of a lease no longer held with
 // variants.ErrLeaseLost; an error after which the request certainly did
-// not take effect (a definite error reply, a request never sent) also
-// matches variants.ErrDefinite.
+// not take effect (a definite error reply, a request never sent) is
+// ErrDefinite, which is variants.ErrDefinite.
 type Lock struct {
 	c    *Client
 	opts LockOptions
@@ -60,7 +59,7 @@ func (l *Lock) Acquire(ctx context.Context, name string) (variants.Lease, error)
 		l.opts.OnAttempt(err)
 	}
 	if err != nil {
-		return nil, lockError(err)
+		return nil, err
 	}
 	if l.opts.OnAcquired != nil {
 		l.opts.OnAcquired(lease)
@@ -70,22 +69,6 @@ func (l *Lock) Acquire(ctx context.Context, name string) (variants.Lease, error)
 	}
 	return &lockLease{lease}, nil
 }
-
-// lockError is err as a variant's: a definite error matches
-// variants.ErrDefinite too (a not_acquired already says the lock was not
-// taken).
-func lockError(err error) error {
-	var not *NotAcquiredError
-	if errors.As(err, &not) || !errors.Is(err, ErrDefinite) {
-		return err
-	}
-	return definiteError{err}
-}
-
-// definiteError is a driver's definite error as a variant's.
-type definiteError struct{ error }
-
-func (e definiteError) Unwrap() []error { return []error{e.error, variants.ErrDefinite} }
 
 // lockLease is a driver's lease as a variants.Lease.
 type lockLease struct{ l *Lease }
