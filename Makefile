@@ -27,7 +27,7 @@ APT_INSTALL = DEBIAN_FRONTEND=noninteractive sh -c 'apt-get install -y -qq "$$@"
 # package-lock.json (npm writes node_modules/.package-lock.json on install).
 NPM_CI = [ -f $(1)/node_modules/.package-lock.json ] && [ $(1)/node_modules/.package-lock.json -nt $(1)/package-lock.json ] || { command -v npm >/dev/null || { echo "drivers: npm not found (apt-get install -y nodejs npm)" >&2; exit 1; }; echo "drivers: npm ci in $(1)" >&2; cd $(1) && npm ci --no-audit --no-fund --loglevel=error >/dev/null; }
 
-.PHONY: all build go-drivers clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak drivers
+.PHONY: all build go-drivers cc clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak drivers
 
 all: build
 
@@ -43,7 +43,13 @@ go-drivers:
 # Without a C compiler lockbench still builds; only clock faults are refused
 # (it says what to install). lockbench builds the shim itself, into the user's
 # cache directory, when it finds none beside its binary.
-clockshim: $(CLOCKSHIM)
+clockshim: cc $(CLOCKSHIM)
+
+# A C compiler, which the clock shim and go test -race need: Debian's gcc,
+# installed when there is none (a warning where it cannot be).
+cc:
+	@command -v $(CC) >/dev/null 2>&1 || { echo "installing gcc (a C compiler: the clock shim, go test -race)" >&2; \
+		$(APT_INSTALL) gcc libc6-dev || echo "warning: no C compiler, and gcc could not be installed" >&2; }
 
 $(CLOCKSHIM): topologies/clockshim/clockshim.c
 	@mkdir -p $(dir $@)
