@@ -20,7 +20,9 @@ const wakeQuantum = 500 * time.Microsecond
 type pacer struct {
 	timer   *time.Timer
 	precise *preciseTimer
-	woke    time.Time // when the last wait ended
+	woke    time.Time     // when the last wait ended
+	parked  time.Duration // time blocked on either timer, the wake-up's delay included
+	wakes   int           // waits that blocked
 }
 
 func newPacer() *pacer {
@@ -43,10 +45,12 @@ func (p *pacer) wait(ctx context.Context, at time.Time) bool {
 	if next := p.woke.Add(wakeQuantum); next.After(at) {
 		at = next
 	}
+	p.wakes++
 	if wait := at.Sub(now) - timerSlack; wait > 0 {
 		p.timer.Reset(wait)
 		select {
 		case <-ctx.Done():
+			p.parked += time.Since(now)
 			return false
 		case <-p.timer.C:
 		}
@@ -55,5 +59,6 @@ func (p *pacer) wait(ctx context.Context, at time.Time) bool {
 		p.precise.sleep(wait)
 	}
 	p.woke = time.Now()
+	p.parked += p.woke.Sub(now)
 	return ctx.Err() == nil
 }
