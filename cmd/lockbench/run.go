@@ -10,13 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
-	"github.com/lockbench/lockbench/variants"
 	"github.com/lockbench/lockbench/workloads"
 )
 
@@ -24,47 +22,24 @@ import (
 // plan's (plan.Default*), shown by --help; a flag not given leaves its
 // setting to the scenario, else to that default.
 type runOptions struct {
-	variants       []string
-	clients        []int
-	client         string
-	topology       topologyFlags
-	keys           int
-	hold, think    string
-	duration       time.Duration
-	ops            int64
-	warmup         time.Duration
-	ttl            time.Duration
-	retry          string
-	acquireTimeout time.Duration
-	limit          int
-	rate           string
-	stages         string
-	clockSkew      string
-	clockJumps     []string
-	faults         []string
-	clientGroups   []string
-	scenario       string
-	checks         []string
-	thresholds     []record.Threshold // of checks
-	repeat         int
-	format         string
-	table          tableFlags
-	out            string
-	report         string
-	hlog           string
-	fence          string
-	waitStrict     bool
-	destructive    bool
-	live           liveFlags
-	runID          string // run only, not sweep
-	shard          string // run only
-	witness        string // run only
-	shardWait      time.Duration
-	history        historyFlags // run only
-	overwrite      bool         // run only
-	cpuProfile     string       // run only
-	drivers        []string
-	driverProcs    int
+	settingsFlags plan.Flags // the plan's settings
+	topology      topologyFlags
+	scenario      string
+	checks        []string
+	thresholds    []record.Threshold // of checks
+	format        string
+	table         tableFlags
+	out           string
+	report        string
+	hlog          string
+	live          liveFlags
+	runID         string // run only, not sweep
+	shard         string // run only
+	witness       string // run only
+	shardWait     time.Duration
+	history       historyFlags // run only
+	overwrite     bool         // run only
+	cpuProfile    string       // run only
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -156,36 +131,9 @@ func (o runOptions) sharding(p plan.Plan) (*workloads.Shard, error) {
 
 // register defines the flags of a run on fs.
 func (o *runOptions) register(fs *pflag.FlagSet) {
-	fs.StringSliceVar(&o.variants, "variants", plan.DefaultVariants, "comma-separated `NAMES` of the variants to run (see lockbench variants); drv:NAME runs the lock driver NAME")
-	fs.StringArrayVar(&o.drivers, "driver", nil, "name a lock driver's command, `NAME=CMD` (repeatable), for --variants drv:NAME; others are found by their manifests (drivers/*/driver.json)")
-	fs.IntVar(&o.driverProcs, "driver-procs", plan.DefaultDriverProcs, "spread a driver cell's clients over `N` driver processes, client i on process i mod N")
-	fs.IntSliceVar(&o.clients, "clients", plan.DefaultClients, "concurrent clients; a comma list `N,...` runs each count")
-	fs.StringVar(&o.client, "client", plan.DefaultClient, "client `LIBRARY`: "+strings.Join(clients.Names, " or "))
+	o.settingsFlags.Register(fs)
 	o.topology.register(fs)
 	fs.StringVar(&o.scenario, "scenario", "", "a named scenario (see lockbench scenarios) or a scenario file.yaml, `NAME|FILE`; flags given as well override it")
-	fs.IntVar(&o.keys, "keys", plan.DefaultKeys, "`N` distinct lock names clients pick from uniformly; 1 is maximum contention")
-	fs.StringVar(&o.hold, "hold", plan.DefaultHold, "time in the critical section, a duration or distribution `DIST`: 2ms, exp:2ms, uniform:1ms-5ms, normal:10ms,2ms")
-	fs.StringVar(&o.think, "think", plan.DefaultThink, "pause after each release, a `DIST` as --hold")
-	fs.DurationVar(&o.duration, "duration", plan.DefaultDuration, "measured time per cell (0 with --ops: until the ops are done)")
-	fs.Int64Var(&o.ops, "ops", 0, "stop each cell after `N` measured acquisitions (0: by --duration)")
-	fs.DurationVar(&o.warmup, "warmup", plan.DefaultWarmup, "warm-up per cell, recorded apart and left out of the table")
-	fs.DurationVar(&o.ttl, "ttl", variants.DefaultTTL, "lease time of expiring locks")
-	fs.StringVar(&o.retry, "retry", "", "retry `POLICY` of a blocking acquire: none, spin, fixed:10ms, exp:1ms-100ms (default: each variant's own)")
-	fs.DurationVar(&o.acquireTimeout, "acquire-timeout", plan.DefaultAcquireTimeout, "give up a blocking acquire after this long")
-	fs.StringVar(&o.rate, "rate", "", "open loop: the `RATE` of acquisitions offered per second across all clients (5000, poisson:5000); --clients caps how many are in progress")
-	fs.StringVar(&o.stages, "stages", "", "open loop: ramp the rate linearly through `DURATION:RATE,...` (10s:1000,20s:5000,10s:0); replaces --duration")
-	fs.StringVar(&o.fence, "fence", plan.DefaultFence, "what the protected resource does with a write whose fencing token is lower than one it has seen, its `MODE`: count (it as stale) or reject (refuse it, Kleppmann's fencing)")
-	fs.BoolVar(&o.waitStrict, "wait-strict", false, "wait-replicas: release and retry an acquisition too few replicas acknowledged (default: count it)")
-	fs.BoolVar(&o.destructive, "allow-destructive", false, "let a pause fault (with for=) act on a server lockbench did not start, as CLIENT PAUSE, which every client of that server waits out; nothing else is ever allowed there")
-	fs.IntVar(&o.limit, "limit", plan.DefaultLimit, "`N` permits of a semaphore (holders admitted at once); 1 for locks")
-	fs.StringVar(&o.clockSkew, "clock-skew", plan.DefaultClockSkew, "per-client clock `OFFSET`: a fixed +200ms, or uniform:-500ms..500ms")
-	fs.StringArrayVar(&o.faults, "fault", nil, "a `FAULT` beside each cell's measured phase, on a topology lockbench starts: "+
-		"'at=5s pause node=master for=3s', kill, 'restart ... delay=1s', 'failover node=replica-1', 'clock node=node-3 jump=+30s', "+
-		"'partition sides=master,clients-a|replicas,sentinels,clients-b for=5s', 'reset node=master fraction=0.3 for=1s' (repeatable; see lockbench scenarios)")
-	fs.StringSliceVar(&o.clientGroups, "client-groups", nil, "split the clients evenly into named `GROUPS`, each on connections of its own: a,b makes clients-a and clients-b, "+
-		"which network faults' sides name: --fault 'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s'")
-	fs.StringArrayVar(&o.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
-	fs.IntVar(&o.repeat, "repeat", plan.DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
 	fs.StringVar(&o.format, "format", "table", "output `FORMAT`: "+strings.Join(render.Formats, ", "))
 	fs.StringVar(&o.table.columns, "columns", "", "table columns by `NAMES`, comma-separated (--columns list names them)")
 	fs.BoolVar(&o.table.wide, "wide", false, "table: every column")
@@ -234,32 +182,8 @@ func (o *runOptions) overrides(changed func(flag string) bool) (plan.Overrides, 
 	if err != nil {
 		return plan.Overrides{}, err
 	}
-	ov := plan.Overrides{
-		Variants:       givenList(changed, "variants", o.variants),
-		Clients:        givenList(changed, "clients", o.clients),
-		Topology:       topology,
-		Keys:           given(changed, "keys", o.keys),
-		Hold:           given(changed, "hold", o.hold),
-		Think:          given(changed, "think", o.think),
-		Duration:       given(changed, "duration", o.duration),
-		Warmup:         given(changed, "warmup", o.warmup),
-		TTL:            given(changed, "ttl", o.ttl),
-		AcquireTimeout: given(changed, "acquire-timeout", o.acquireTimeout),
-		Retry:          given(changed, "retry", o.retry),
-		Limit:          given(changed, "limit", o.limit),
-		Repeat:         given(changed, "repeat", o.repeat),
-		ClockSkew:      given(changed, "clock-skew", o.clockSkew),
-		ClockJumps:     givenList(changed, "clock-jump", o.clockJumps),
-		Faults:         givenList(changed, "fault", o.faults),
-		ClientGroups:   givenList(changed, "client-groups", o.clientGroups),
-		Fence:          given(changed, "fence", o.fence),
-
-		Ops: o.ops, Rate: o.rate, Stages: o.stages, WaitStrict: o.waitStrict, AllowDestructive: o.destructive,
-		Drivers: o.drivers, DriverProcs: given(changed, "driver-procs", o.driverProcs),
-	}
-	if changed("client") {
-		ov.Client = o.client
-	}
+	ov := o.settingsFlags.Overrides(changed)
+	ov.Topology = topology
 	return ov, nil
 }
 
@@ -274,26 +198,6 @@ func parseChecks(checks []string) ([]record.Threshold, error) {
 		thresholds = append(thresholds, t)
 	}
 	return thresholds, nil
-}
-
-// given returns the flag's value when it was given, else nil.
-func given[T any](changed func(flag string) bool, flag string, value T) *T {
-	if !changed(flag) {
-		return nil
-	}
-	return &value
-}
-
-// givenList returns the flag's list when it was given, empty or not, else
-// nil.
-func givenList[T any](changed func(flag string) bool, flag string, list []T) []T {
-	if !changed(flag) {
-		return nil
-	}
-	if list == nil {
-		return []T{}
-	}
-	return list
 }
 
 // buildPlan builds the plan of a scenario and overrides; its errors are
