@@ -27,6 +27,12 @@ APT_INSTALL = DEBIAN_FRONTEND=noninteractive sh -c 'apt-get install -y -qq "$$@"
 # package-lock.json (npm writes node_modules/.package-lock.json on install).
 NPM_CI = [ -f $(1)/node_modules/.package-lock.json ] && [ $(1)/node_modules/.package-lock.json -nt $(1)/package-lock.json ] || { command -v npm >/dev/null || { echo "drivers: npm not found (apt-get install -y nodejs npm)" >&2; exit 1; }; echo "drivers: npm ci in $(1)" >&2; cd $(1) && npm ci --no-audit --no-fund --loglevel=error >/dev/null; }
 
+# A Python driver's virtual environment (python3 -m venv DIR/venv, then pip
+# install --require-hashes of DIR/requirements.txt, from PyPI) when it is missing
+# or older than its requirements file (venv/.installed is written last). Debian's
+# python3 has venv's ensurepip only with python3-venv, installed when missing.
+PY_VENV = [ -f $(1)/venv/.installed ] && [ $(1)/venv/.installed -nt $(1)/requirements.txt ] || { python3 -c 'import ensurepip, venv' 2>/dev/null || { echo "drivers: installing python3-venv" >&2; $(APT_INSTALL) python3 python3-venv; }; echo "drivers: python3 -m venv and pip install in $(1)" >&2; rm -rf $(1)/venv && python3 -m venv $(1)/venv && $(1)/venv/bin/pip install -q --disable-pip-version-check --require-hashes -r $(1)/requirements.txt >/dev/null && touch $(1)/venv/.installed; }
+
 .PHONY: all build go-drivers cc clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak drivers
 
 all: build
@@ -69,6 +75,9 @@ drivers: go-drivers
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "drivers: installing nodejs and npm" >&2; $(APT_INSTALL) nodejs npm; }
 	@$(call NPM_CI,drivers/node-redlock)
 	@$(call NPM_CI,drivers/sesame-redlock)
+	@$(call PY_VENV,drivers/redis-py-8)
+	@$(call PY_VENV,drivers/python-redis-lock)
+	@$(call PY_VENV,drivers/pottery-redlock)
 
 run: build redis
 	./$(BIN) run $(RUN_ARGS)
@@ -92,7 +101,7 @@ test-short: redis chromium clockshim drivers
 # Runs every scenario against its variants (about four minutes here) and writes
 # docs/findings.md from that run.
 findings: build redis drivers
-	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using
+	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using,drv:redis-py-8,drv:python-redis-lock,drv:python-redis-lock-renew,drv:pottery-redlock
 
 # Runs the regression suite and compares it with the baseline: exit status 1
 # on a significant regression beyond REGRESS_FAIL_ON, 2 on bad input.

@@ -2,7 +2,9 @@ package conform_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/lockbench/lockbench/driver"
@@ -24,28 +26,53 @@ func TestLibraryDriversPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"redis-py", "node-redlock", "sesame-redlock", "sesame-redlock-using"} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			m, err := driver.Find(known, name)
-			if err != nil {
-				t.Fatal(err)
-			}
+	names := []string{"redis-py", "node-redlock", "sesame-redlock", "sesame-redlock-using",
+		"redis-py-8", "python-redis-lock", "python-redis-lock-renew", "pottery-redlock"}
+	// Every driver's suite at once, in goroutines rather than parallel
+	// subtests: a suite mostly waits (its acquire timeouts), and go test
+	// runs no more parallel subtests than GOMAXPROCS, 2 here.
+	type outcome struct {
+		m   driver.Manifest
+		rep conform.Report
+		err error
+	}
+	outcomes := make([]outcome, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		m, err := driver.Find(known, name)
+		if err != nil {
+			outcomes[i].err = err
+			continue
+		}
+		outcomes[i].m = m
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			// driver check's own acquire timeout: a library starts a thread
 			// or a connection for each of the 64 clients of in-flight,
 			// which on a loaded machine can take longer than run's 500 ms.
 			rep, err := conform.Run(context.Background(), conform.Options{Driver: m})
 			if err != nil {
-				t.Fatalf("%v (make drivers installs what %s needs: %s)", err, name, m.Requires)
+				err = fmt.Errorf("%w (make drivers installs what %s needs: %s)", err, name, m.Requires)
 			}
-			for _, r := range rep.Results {
+			outcomes[i].rep, outcomes[i].err = rep, err
+		}()
+	}
+	wg.Wait()
+	for i, name := range names {
+		t.Run(name, func(t *testing.T) {
+			o := outcomes[i]
+			if o.err != nil {
+				t.Fatal(o.err)
+			}
+			for _, r := range o.rep.Results {
 				t.Log(r)
 				if !r.Passed {
 					t.Errorf("%s", r)
 				}
 			}
-			if rep.Failed() != 0 || rep.Driver.Library == "" || rep.Driver.Version == "" {
-				t.Errorf("%s, driver %+v", rep.Summary(), rep.Driver)
+			if o.rep.Failed() != 0 || o.rep.Driver.Library == "" || o.rep.Driver.Version == "" {
+				t.Errorf("%s, driver %+v", o.rep.Summary(), o.rep.Driver)
 			}
 		})
 	}

@@ -111,8 +111,10 @@ func WithDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
 }
 
 // WithLibraryDrivers is ov with the repository's drivers/ folder, where the
-// library drivers (redis-py, node-redlock, sesame-redlock) live, as drv:NAME.
-// It fails the test, naming make drivers, when what they need is missing.
+// library drivers (redis-py, node-redlock, sesame-redlock, and those of PyPI
+// in virtual environments: redis-py-8, python-redis-lock, pottery-redlock)
+// live, as drv:NAME. It fails the test, naming make drivers, when what they
+// need is missing.
 func WithLibraryDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
 	t.Helper()
 	root, err := drivertest.ModuleRoot()
@@ -123,6 +125,13 @@ func WithLibraryDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
 	for _, folder := range []string{"node-redlock", "sesame-redlock"} {
 		if _, err := os.Stat(filepath.Join(ov.DriversDir, folder, "node_modules")); err != nil {
 			t.Fatalf("drivers/%s has no node_modules: run make drivers (npm ci there)", folder)
+		}
+	}
+	// make drivers writes venv/.installed once pip has installed the
+	// folder's requirements.txt
+	for _, folder := range []string{"redis-py-8", "python-redis-lock", "pottery-redlock"} {
+		if _, err := os.Stat(filepath.Join(ov.DriversDir, folder, "venv", ".installed")); err != nil {
+			t.Fatalf("drivers/%s has no virtual environment: run make drivers (python3 -m venv, pip install from PyPI)", folder)
 		}
 	}
 	if err := exec.Command("/usr/bin/python3", "-c", "import redis").Run(); err != nil {
