@@ -27,6 +27,12 @@ APT_INSTALL = DEBIAN_FRONTEND=noninteractive sh -c 'apt-get install -y -qq "$$@"
 # package-lock.json (npm writes node_modules/.package-lock.json on install).
 NPM_CI = [ -f $(1)/node_modules/.package-lock.json ] && [ $(1)/node_modules/.package-lock.json -nt $(1)/package-lock.json ] || { command -v npm >/dev/null || { echo "drivers: npm not found (apt-get install -y nodejs npm)" >&2; exit 1; }; echo "drivers: npm ci in $(1)" >&2; cd $(1) && npm ci --no-audit --no-fund --loglevel=error >/dev/null; }
 
+# The Redisson driver's jar (drivers/redisson): Maven builds it from the committed
+# pom.xml (every version pinned), offline first when ~/.m2 has it all; rebuilt only
+# when missing or older than the pom or a source file.
+REDISSON_JAR := drivers/redisson/target/redisson-driver.jar
+REDISSON_SRC := drivers/redisson/pom.xml $(shell find drivers/redisson/src -name '*.java' 2>/dev/null)
+
 .PHONY: all build go-drivers cc clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak drivers
 
 all: build
@@ -64,11 +70,17 @@ chromium:
 
 # The lock drivers of drivers/ (see drivers/README.md): what each needs,
 # installed only when missing, silent when all is there. One line per driver.
-drivers: go-drivers
+drivers: go-drivers $(REDISSON_JAR)
 	@/usr/bin/python3 -c 'import redis' 2>/dev/null || { echo "drivers: installing python3-redis" >&2; $(APT_INSTALL) python3-redis; }
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "drivers: installing nodejs and npm" >&2; $(APT_INSTALL) nodejs npm; }
 	@$(call NPM_CI,drivers/node-redlock)
 	@$(call NPM_CI,drivers/sesame-redlock)
+
+$(REDISSON_JAR): $(REDISSON_SRC)
+	@command -v mvn >/dev/null && command -v javac >/dev/null || { echo "drivers: installing maven and a JDK (openjdk-17-jdk-headless)" >&2; $(APT_INSTALL) openjdk-17-jdk-headless maven; }
+	@echo "drivers: mvn package in drivers/redisson" >&2
+	@cd drivers/redisson && { mvn -B -q -o package >/dev/null 2>&1 || mvn -B -q package; }
+	@touch $@
 
 run: build redis
 	./$(BIN) run $(RUN_ARGS)
@@ -92,7 +104,7 @@ test-short: redis chromium clockshim drivers
 # Runs every scenario against its variants (about four minutes here) and writes
 # docs/findings.md from that run.
 findings: build redis drivers
-	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using
+	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using,drv:redisson,drv:redisson-lease,drv:redisson-fenced,drv:redisson-semaphore
 
 # Runs the regression suite and compares it with the baseline: exit status 1
 # on a significant regression beyond REGRESS_FAIL_ON, 2 on bad input.
@@ -124,4 +136,4 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin drivers/go-lua/go-lua
+	rm -rf bin drivers/go-lua/go-lua drivers/redisson/target
