@@ -24,7 +24,8 @@ func TestLibraryDriversPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"redis-py", "node-redlock", "sesame-redlock", "sesame-redlock-using"} {
+	for _, name := range []string{"redis-py", "node-redlock", "sesame-redlock", "sesame-redlock-using",
+		"redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			m, err := driver.Find(known, name)

@@ -22,8 +22,17 @@ final class Connect {
     private Connect() {
     }
 
-    static RedissonClient client(Settings s, long watchdogMs) {
+    /**
+     * client connects as init says. watchdogMs: the lockWatchdogTimeout (0:
+     * Redisson's 30 s). unsynced turns off checkLockSyncedSlaves, which by
+     * default makes each lock write wait (WAIT, slavesSyncTimeout 1 s) for a
+     * replica and fails the call when none acknowledged it.
+     */
+    static RedissonClient client(Settings s, long watchdogMs, boolean unsynced) {
         Config c = new Config();
+        if (unsynced) {
+            c.setCheckLockSyncedSlaves(false);
+        }
         if (watchdogMs > 0) {
             // the watchdog renews every watchdogMs/3 by watchdogMs
             c.setLockWatchdogTimeout(watchdogMs);

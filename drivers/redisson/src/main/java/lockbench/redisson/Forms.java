@@ -18,11 +18,12 @@ final class Forms {
         long ttl = s.ttlMs;
         Form form;
         switch (name) {
-            case "redisson": {
+            case "redisson":
+            case "redisson-unsynced": {
                 // the watchdog's timeout is lockbench's TTL: each lock is set for
                 // it and renewed every third of it while held
                 long wd = ttl > 0 ? ttl : DEFAULT_WATCHDOG_MS;
-                RedissonClient r = Connect.client(s, wd);
+                RedissonClient r = Connect.client(s, wd, name.equals("redisson-unsynced"));
                 form = new LockForm(LockForm.Kind.WATCHDOG, s, r, -1, wd, watchdog(r));
                 break;
             }
@@ -33,16 +34,16 @@ final class Forms {
                 if (ttl <= 0) {
                     throw Unsupported.unsupported("redisson-lease needs a lease time: ttl_ms must be > 0 (0 would be the watchdog, the name redisson)");
                 }
-                form = new LockForm(LockForm.Kind.LEASE, s, Connect.client(s, 0), ttl, ttl, null);
+                form = new LockForm(LockForm.Kind.LEASE, s, Connect.client(s, 0, false), ttl, ttl, null);
                 break;
             }
             case "redisson-fenced": {
                 if (s.renew || ttl <= 0) {
                     long wd = ttl > 0 ? ttl : DEFAULT_WATCHDOG_MS;
-                    RedissonClient r = Connect.client(s, wd);
+                    RedissonClient r = Connect.client(s, wd, false);
                     form = new LockForm(LockForm.Kind.FENCED, s, r, -1, wd, watchdog(r));
                 } else {
-                    form = new LockForm(LockForm.Kind.FENCED, s, Connect.client(s, 0), ttl, ttl, null);
+                    form = new LockForm(LockForm.Kind.FENCED, s, Connect.client(s, 0, false), ttl, ttl, null);
                 }
                 break;
             }
@@ -50,7 +51,7 @@ final class Forms {
                 if (s.renew) {
                     throw Unsupported.unsupported("RPermitExpirableSemaphore has no automatic renewal (updateLeaseTime is manual: extend)");
                 }
-                form = new SemaphoreForm(s, Connect.client(s, 0));
+                form = new SemaphoreForm(s, Connect.client(s, 0, false));
                 break;
             }
             default:

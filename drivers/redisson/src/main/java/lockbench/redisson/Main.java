@@ -16,10 +16,10 @@ import java.util.List;
  * thread only reads stdin and starts each request's async library call;
  * replies are written from the library's callbacks.
  *
- * <pre>java -jar target/redisson-driver.jar --form redisson|redisson-lease|redisson-fenced|redisson-semaphore</pre>
+ * <pre>java -jar target/redisson-driver.jar --form redisson|redisson-unsynced|redisson-lease|redisson-fenced|redisson-semaphore</pre>
  */
 public final class Main {
-    static final List<String> FORMS = List.of("redisson", "redisson-lease", "redisson-fenced", "redisson-semaphore");
+    static final List<String> FORMS = List.of("redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore");
 
     private final String formName;
     private Form form;
