@@ -44,15 +44,20 @@ func TestRedissonHolderPause(t *testing.T) {
 
 // sentinel-failover: the replication link is cut at 1 s, Sentinel promotes
 // the replica at 3 s, the old master is demoted after the heal at 7 s.
-// Redisson's RLock through its Sentinel configuration does nothing about
-// the locks the promoted replica never received: a client gets the lock on
-// the new master while a holder still holds it on the old one. The
-// scenario's whole 8 s, since the faults span it.
+// Issue 30 expected drv:redisson to overlap here, as redis-py does; it does
+// not, and this test holds what it does instead: Redisson 3.45.1's default
+// checkLockSyncedSlaves follows each lock write with WAIT for the replica
+// and fails the call ("None of slaves were synced") when none acknowledged
+// it, so no client gets the lock on the cut-off master (errors, no
+// holder) and the promoted replica has every lock that was granted. The
+// scenario's whole 8 s, since the faults span it. (redisson-unsynced, the
+// check off, overlapped in 1 of 3 runs: not a bound a test can hold.)
 func TestRedissonSentinelFailover(t *testing.T) {
 	topotest.Faulted(t)
 	t.Parallel()
 	cells := runRedisson(t, "sentinel-failover", []string{"drv:redisson"}, plan.Overrides{})
-	if c := cells["drv:redisson"]; c.Violations.Overlaps == 0 {
-		t.Errorf("drv:redisson through Sentinel: no overlap in %d acquisitions across the failover", c.Acquisitions)
+	if c := cells["drv:redisson"]; c.Errors == 0 || c.Violations.Overlaps != 0 {
+		t.Errorf("drv:redisson through Sentinel: %d errors, %d overlaps in %d acquisitions; want errors (the synced-replica check failing during the cut) and no overlap",
+			c.Errors, c.Violations.Overlaps, c.Acquisitions)
 	}
 }
