@@ -59,7 +59,8 @@ final class Forms {
         }
         // the JIT's first compilations of the library's lock path, before
         // init_ok and so before anything is timed (lockbench's --warmup does the rest)
-        form.warmUp(s.prefix + "redisson-warmup");
+        // a key of this process's own (the processes of a cell start at once)
+        form.warmUp(s.prefix + "redisson-warmup-" + java.util.UUID.randomUUID());
         return form;
     }
 

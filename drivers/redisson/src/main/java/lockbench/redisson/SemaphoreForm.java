@@ -157,6 +157,7 @@ final class SemaphoreForm extends Form {
         for (int i = 0; i < 300 && System.nanoTime() < until; i++) {
             String permit = take(sem, 0).toCompletableFuture().get();
             if (permit != null) {
+                // false when the permit expired first (a short TTL): no matter
                 sem.tryReleaseAsync(permit).toCompletableFuture().get();
             }
         }
