@@ -104,7 +104,7 @@ test-short: redis chromium clockshim drivers
 # Runs every scenario against its variants (about four minutes here) and writes
 # docs/findings.md from that run.
 findings: build redis drivers
-	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using,drv:redisson,drv:redisson-lease,drv:redisson-fenced,drv:redisson-semaphore
+	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using,drv:redisson,drv:redisson-unsynced,drv:redisson-lease,drv:redisson-fenced,drv:redisson-semaphore
 
 # Runs the regression suite and compares it with the baseline: exit status 1
 # on a significant regression beyond REGRESS_FAIL_ON, 2 on bad input.
