@@ -101,7 +101,8 @@ test: redis chromium clockshim drivers
 test-short: redis chromium clockshim drivers
 	$(GO) test -short -count=1 -p 4 ./...
 
-# Runs every scenario against its variants (about four minutes here) and writes
+# Runs every scenario against its variants (about four minutes here, twelve more
+# with the Redisson names: a JVM per driver process) and writes
 # docs/findings.md from that run.
 findings: build redis drivers
 	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using,drv:redisson,drv:redisson-unsynced,drv:redisson-lease,drv:redisson-fenced,drv:redisson-semaphore
