@@ -33,6 +33,12 @@ NPM_CI = [ -f $(1)/node_modules/.package-lock.json ] && [ $(1)/node_modules/.pac
 # python3 has venv's ensurepip only with python3-venv, installed when missing.
 PY_VENV = [ -f $(1)/venv/.installed ] && [ $(1)/venv/.installed -nt $(1)/requirements.txt ] || { python3 -c 'import ensurepip, venv' 2>/dev/null || { echo "drivers: installing python3-venv" >&2; $(APT_INSTALL) python3 python3-venv; }; echo "drivers: python3 -m venv and pip install in $(1)" >&2; rm -rf $(1)/venv && python3 -m venv $(1)/venv && $(1)/venv/bin/pip install -q --disable-pip-version-check --require-hashes -r $(1)/requirements.txt >/dev/null && touch $(1)/venv/.installed; }
 
+# The Redisson driver's jar (drivers/redisson): Maven builds it from the committed
+# pom.xml (every version pinned), offline first when ~/.m2 has it all; rebuilt only
+# when missing or older than the pom or a source file.
+REDISSON_JAR := drivers/redisson/target/redisson-driver.jar
+REDISSON_SRC := drivers/redisson/pom.xml $(shell find drivers/redisson/src -name '*.java' 2>/dev/null)
+
 .PHONY: all build go-drivers cc clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak drivers
 
 all: build
@@ -70,7 +76,7 @@ chromium:
 
 # The lock drivers of drivers/ (see drivers/README.md): what each needs,
 # installed only when missing, silent when all is there. One line per driver.
-drivers: go-drivers
+drivers: go-drivers $(REDISSON_JAR)
 	@/usr/bin/python3 -c 'import redis' 2>/dev/null || { echo "drivers: installing python3-redis" >&2; $(APT_INSTALL) python3-redis; }
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "drivers: installing nodejs and npm" >&2; $(APT_INSTALL) nodejs npm; }
 	@$(call NPM_CI,drivers/node-redlock)
@@ -78,6 +84,12 @@ drivers: go-drivers
 	@$(call PY_VENV,drivers/redis-py-8)
 	@$(call PY_VENV,drivers/python-redis-lock)
 	@$(call PY_VENV,drivers/pottery-redlock)
+
+$(REDISSON_JAR): $(REDISSON_SRC)
+	@command -v mvn >/dev/null && command -v javac >/dev/null || { echo "drivers: installing maven and a JDK (openjdk-17-jdk-headless)" >&2; $(APT_INSTALL) openjdk-17-jdk-headless maven; }
+	@echo "drivers: mvn package in drivers/redisson" >&2
+	@cd drivers/redisson && { mvn -B -q -o package >/dev/null 2>&1 || mvn -B -q package; }
+	@touch $@
 
 run: build redis
 	./$(BIN) run $(RUN_ARGS)
@@ -98,10 +110,11 @@ test: redis chromium clockshim drivers
 test-short: redis chromium clockshim drivers
 	$(GO) test -short -count=1 -p 4 ./...
 
-# Runs every scenario against its variants (about four minutes here) and writes
+# Runs every scenario against its variants (about four minutes here, twelve more
+# with the Redisson names: a JVM per driver process) and writes
 # docs/findings.md from that run.
 findings: build redis drivers
-	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using,drv:redis-py-8,drv:python-redis-lock,drv:python-redis-lock-renew,drv:pottery-redlock
+	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using,drv:redis-py-8,drv:python-redis-lock,drv:python-redis-lock-renew,drv:pottery-redlock,drv:redisson,drv:redisson-unsynced,drv:redisson-lease,drv:redisson-fenced,drv:redisson-semaphore
 
 # Runs the regression suite and compares it with the baseline: exit status 1
 # on a significant regression beyond REGRESS_FAIL_ON, 2 on bad input.
@@ -133,4 +146,4 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin drivers/go-lua/go-lua
+	rm -rf bin drivers/go-lua/go-lua drivers/redisson/target

@@ -10,8 +10,9 @@ import (
 )
 
 // librariesDesigns are the designs the libraries are predicted by
-// (runner's analogOf): a lock that does not renew, one that does, Redlock.
-var librariesDesigns = []string{"lua-release", "watchdog", "redlock"}
+// (runner's analogOf): a lock that does not renew, one that does, one with
+// fencing tokens, Redlock.
+var librariesDesigns = []string{"lua-release", "watchdog", "fenced", "redlock"}
 
 // writeLibraries writes the table of the scenarios across lockbench's
 // designs and the library drivers, when findings ran drivers: a row per
@@ -37,7 +38,8 @@ func writeLibraries(w io.Writer, findings []Finding) error {
 	b.WriteString("" +
 		"with it beside lockbench's designs (each scenario's section below has " +
 		"the command and every figure). A library is predicted to do what the scenario's source predicts of lockbench's " +
-		"design of its kind: redlock on independent masters, the watchdog for a library that renews its leases, lua-release " +
+		"design of its kind: redlock on independent masters, the watchdog for a library that renews its leases, fenced for one " +
+		"that hands out fencing tokens where the scenario runs fenced, lua-release " +
 		"(SET NX PX, a compare-and-delete release) for the others. A cell shows the figures that prediction names " +
 		"(overlaps where the scenario predicts nothing), ✓ where it held, ✗ where it did not; — where the variant does not apply.\n\n")
 	cols := append(slices.Clone(librariesDesigns), drivers...)

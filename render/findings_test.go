@@ -47,8 +47,8 @@ func TestWriteFindingsAcrossLibraries(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{
-		"| scenario | lua-release | watchdog | redlock | drv:a | drv:b |",
-		"| long-hold | overlaps 7 ✓ | overlaps 0 ✓ | — | overlaps 3 ✓ | overlaps 0 **✗** |",
+		"| scenario | lua-release | watchdog | fenced | redlock | drv:a | drv:b |",
+		"| long-hold | overlaps 7 ✓ | overlaps 0 ✓ | — | — | overlaps 3 ✓ | overlaps 0 **✗** |",
 		"No library applies to client-skew",
 		"- drv:a not run: client clocks",
 		"drv:a as lua-release",

@@ -79,16 +79,20 @@ func driverMode(s plan.Scenario) string {
 	return wire.ModeSingle
 }
 
-// analogOf is lockbench's design whose expectations in a scenario a driver
+// analogOf is lockbench's design whose expectations in scenario s a driver
 // of caps on mode is predicted to meet: redlock for Redlock on independent
-// masters, the watchdog for a library that renews its leases, lua-release
-// (SET NX PX, a compare-and-delete release) for the others.
-func analogOf(mode string, caps wire.Capabilities) string {
+// masters, the watchdog for a library that renews its leases, fenced for one
+// that hands out fencing tokens where s runs fenced (its stale and refused
+// writes are predicted of fenced alone), lua-release (SET NX PX, a
+// compare-and-delete release) for the others.
+func analogOf(s plan.Scenario, mode string, caps wire.Capabilities) string {
 	switch {
 	case mode == wire.ModeMasters:
 		return "redlock"
 	case caps.Renewal:
 		return "watchdog"
+	case caps.Fencing && slices.Contains(s.Variants, "fenced"):
+		return "fenced"
 	}
 	return "lua-release"
 }
@@ -99,7 +103,7 @@ func analogOf(mode string, caps wire.Capabilities) string {
 // expectations are d's prediction). It returns the analog, or why not.
 func driverApplies(s plan.Scenario, d findingsDriver) (analog, notRun string) {
 	caps, mode := d.info.Capabilities, driverMode(s)
-	analog = analogOf(mode, caps)
+	analog = analogOf(s, mode, caps)
 	switch {
 	case !caps.Supports(mode):
 		return "", fmt.Sprintf("serves %s, not %s", strings.Join(caps.Modes, ", "), mode)

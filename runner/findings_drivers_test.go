@@ -11,8 +11,9 @@ import (
 
 // Which scenarios a library driver runs in, and by which design it is
 // predicted, follow from its init_ok and the scenario alone: redis-py (no
-// renewal; single, sentinel, cluster), a Redlock library (single, masters)
-// and its renewing form.
+// renewal; single, sentinel, cluster), a Redlock library (single, masters),
+// its renewing form, and a lock with fencing tokens (predicted as fenced
+// where the scenario runs fenced, as lua-release elsewhere).
 func TestDriverApplies(t *testing.T) {
 	redisPy := findingsDriver{variant: "drv:redis-py", info: driver.Info{Capabilities: wire.Capabilities{
 		Modes: []string{wire.ModeSingle, wire.ModeSentinel, wire.ModeCluster}}}}
@@ -20,6 +21,8 @@ func TestDriverApplies(t *testing.T) {
 		Modes: []string{wire.ModeSingle, wire.ModeMasters}}}}
 	using := findingsDriver{variant: "drv:sesame-redlock-using", info: driver.Info{Capabilities: wire.Capabilities{
 		Renewal: true, Modes: []string{wire.ModeSingle, wire.ModeMasters}}}}
+	fencedLib := findingsDriver{variant: "drv:redisson-fenced", info: driver.Info{Capabilities: wire.Capabilities{
+		Fencing: true, Modes: []string{wire.ModeSingle, wire.ModeSentinel, wire.ModeCluster}}}}
 	for _, tc := range []struct {
 		scenario string
 		d        findingsDriver
@@ -39,6 +42,9 @@ func TestDriverApplies(t *testing.T) {
 		{"client-skew", redisPy, "", "a semaphore"},
 		{"clock-jump", redlock, "", "a semaphore"},
 		{"fencing", redisPy, "", "no fencing"},
+		{"fencing", fencedLib, "fenced", ""},
+		{"fencing-reject", fencedLib, "fenced", ""},
+		{"holder-pause", fencedLib, "lua-release", ""},
 	} {
 		s, err := plan.LookupScenario(tc.scenario)
 		if err != nil {

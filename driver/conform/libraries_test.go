@@ -27,7 +27,8 @@ func TestLibraryDriversPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"redis-py", "node-redlock", "sesame-redlock", "sesame-redlock-using",
-		"redis-py-8", "python-redis-lock", "python-redis-lock-renew", "pottery-redlock"}
+		"redis-py-8", "python-redis-lock", "python-redis-lock-renew", "pottery-redlock",
+		"redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore"}
 	// Every driver's suite at once, in goroutines rather than parallel
 	// subtests: a suite mostly waits (its acquire timeouts), and go test
 	// runs no more parallel subtests than GOMAXPROCS, 2 here.

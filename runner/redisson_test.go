@@ -1,0 +1,59 @@
+package runner_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/runner/runnertest"
+)
+
+// runRedisson runs the built-in scenario with the Redisson driver's forms
+// of variants and ov's other settings (runnertest.RunChecked).
+func runRedisson(t *testing.T, scenario string, variants []string, ov plan.Overrides) map[string]record.Cell {
+	t.Helper()
+	ov.Variants = variants
+	return runnertest.RunChecked(t, runnertest.ScenarioPlan(t, scenario, runnertest.WithRedisson(t, ov)))
+}
+
+// Issue 30's must-hold without faults: on baseline (8 clients, one lock, a
+// 10 s TTL far above the 1 ms hold) every form of Redisson keeps
+// exclusion: RLock with its watchdog and with a lease time, RFencedLock,
+// and RPermitExpirableSemaphore with one permit. One second measured each;
+// Redisson hands a lock over through its pub/sub notice, hundreds of
+// acquisitions a second here.
+func TestRedissonBaseline(t *testing.T) {
+	t.Parallel() // on a redis-server of its own
+	second := time.Second
+	cells := runRedisson(t, "baseline", []string{"drv:redisson", "drv:redisson-lease", "drv:redisson-fenced", "drv:redisson-semaphore"},
+		plan.Overrides{Clients: []int{8}, Duration: &second})
+	for name, c := range cells {
+		if c.Acquisitions == 0 || c.Violations.Overlaps != 0 || c.Violations.LostUpdates != 0 {
+			t.Errorf("%s: %d acquisitions, %d overlaps, %d lost updates; want acquisitions and neither", name,
+				c.Acquisitions, c.Violations.Overlaps, c.Violations.LostUpdates)
+		}
+	}
+}
+
+// long-hold (a 400 ms hold, a 200 ms TTL): RLock with a lease time lets a
+// waiter take the expired lock while its holder works (overlaps); with the
+// watchdog (lockWatchdogTimeout = the 200 ms TTL, renewed every 67 ms) it
+// keeps it (none), and its renewed notices put every hold within its lease
+// (no late hold). Two seconds give each form several holds past the TTL.
+func TestRedissonLongHold(t *testing.T) {
+	t.Parallel()
+	duration := 2 * time.Second
+	cells := runRedisson(t, "long-hold", []string{"drv:redisson", "drv:redisson-lease"}, plan.Overrides{Duration: &duration})
+	if c := cells["drv:redisson-lease"]; c.Violations.Overlaps == 0 {
+		t.Errorf("drv:redisson-lease: no overlap in %d acquisitions holding 400 ms on a 200 ms lease time", c.Acquisitions)
+	}
+	c := cells["drv:redisson"]
+	if c.Acquisitions == 0 || c.Violations.Overlaps != 0 {
+		t.Errorf("drv:redisson: %d acquisitions, %d overlaps; want acquisitions and no overlap (the watchdog renews)",
+			c.Acquisitions, c.Violations.Overlaps)
+	}
+	if m := c.Margins; m == nil || m.Holds == 0 || m.LateHolds != 0 {
+		t.Errorf("drv:redisson: margins %+v, want holds and none late (the renewed notices move each lease's expiry past the 400 ms hold)", m)
+	}
+}
