@@ -40,3 +40,12 @@ func (b *builder) servers(given []string, flag string, topo *topologies.Spec, to
 	}
 	return slices.Clone(given)
 }
+
+// CheckServers checks servers given to flag as Build does, for a command
+// that builds its plans later (lockbench findings, calibrate): each names
+// a server binary that is there, once. Its error is a *SettingError.
+func CheckServers(flag string, servers []string) error {
+	b := &builder{origin: map[string]origin{}}
+	b.servers(servers, flag, &topologies.Spec{Name: "local"}, false)
+	return b.err
+}

@@ -62,3 +62,12 @@ func (r *running) noteServer(s *session) {
 	r.rec.Topology.ServerVersion += product
 	r.rec.Topology.Nodes = append(r.rec.Topology.Nodes, nodesOf(s.topo.Nodes(), s.products)...)
 }
+
+// serversFlag is the --servers flag that runs a plan on servers, with a
+// space before it; "" for none.
+func serversFlag(servers []string) string {
+	if len(servers) == 0 {
+		return ""
+	}
+	return " --servers " + strings.Join(servers, ",")
+}

@@ -151,6 +151,7 @@ func TestBadFiles(t *testing.T) {
 		{"servers twice", []string{"run", "--servers", "redis,redis"}, []string{"--servers", "redis given twice"}},
 		{"server on a target", []string{"run", "--server", "redis", "--target", "redis://127.0.0.1:1"}, []string{"--server", "target is not one"}},
 		{"sweep server no such binary", []string{"sweep", "--server", "/no/such/binary"}, []string{"--server", "/no/such/binary"}},
+		{"findings servers no such binary", []string{"findings", "--servers", "redis,/no/such/binary", "--out", "@/findings.md"}, []string{"--servers", "/no/such/binary"}},
 
 		// URLs.
 		{"target unknown scheme", []string{"run", "--target", "memcached://127.0.0.1:11211"}, []string{"--target", "redis://"}},
