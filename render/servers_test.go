@@ -28,6 +28,9 @@ func TestServerColumn(t *testing.T) {
 			t.Errorf("width %d: the table does not name valkey 8.0.1:\n%s", width, out)
 		}
 	}
+	if lines := render.Conclusions(rec); !strings.Contains(strings.Join(lines, "\n"), ", on ") && !strings.Contains(strings.Join(lines, "\n"), "(on ") {
+		t.Errorf("conclusions %q do not name the server of the fastest", lines)
+	}
 	if out := renderTable(t, rec, render.TableOptions{Wide: true}); !strings.Contains(out, "valkey 8.0.1") || !strings.Contains(out, "SERVER") && !strings.Contains(out, "server") {
 		t.Errorf("wide table without the server column:\n%s", out)
 	}

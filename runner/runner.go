@@ -58,6 +58,9 @@ type CellStart struct {
 	Variant            string
 	Clients            int
 	Repetition, Repeat int // from 1
+	// Server is the server the cell runs on as the plan names it (redis,
+	// valkey, a path), "" for the topology's own.
+	Server string
 	// Live is fed by the cell's clients while it runs (warm-up included),
 	// for progress and metrics; read it with Snapshot from any goroutine.
 	Live *workloads.Live
@@ -255,7 +258,7 @@ func (r *running) step(ctx context.Context, c plannedCell) error {
 	n := c.spec.Clients
 	live := &workloads.Live{}
 	if r.opts.OnCell != nil {
-		r.opts.OnCell(CellStart{Index: c.index, Total: c.total, Variant: c.variant, Clients: n, Repetition: c.repetition, Repeat: r.p.Repeat, Live: live})
+		r.opts.OnCell(CellStart{Index: c.index, Total: c.total, Variant: c.variant, Clients: n, Repetition: c.repetition, Repeat: r.p.Repeat, Server: c.server, Live: live})
 	}
 	cell, err := r.measure(ctx, c, live)
 	if err != nil {
