@@ -36,8 +36,9 @@ func TestServerBinary(t *testing.T) {
 }
 
 // TestValkeyTopologies starts Valkey's Sentinel topology and cluster
-// with the config lockbench writes for Redis, and every node (sentinels
-// too) says it is Valkey, with its version.
+// with the config lockbench writes for Redis: every node (sentinels too)
+// says it is Valkey, with its version, and Discover finds every data node
+// in its role.
 func TestValkeyTopologies(t *testing.T) {
 	for _, name := range []string{"local:sentinel?replicas=1&sentinels=3", "local:cluster?masters=3&replicas=1"} {
 		t.Run(name, func(t *testing.T) {
@@ -49,6 +50,26 @@ func TestValkeyTopologies(t *testing.T) {
 			}
 			if len(products) != len(l.Nodes()) || slices.ContainsFunc(products, func(p string) bool { return !strings.HasPrefix(p, "valkey 8.") }) {
 				t.Errorf("products of %s: %q; want valkey 8.x on every node", name, products)
+			}
+			// Discovery reads Valkey's INFO replication, SENTINEL and
+			// CLUSTER NODES replies: every data node, with its role.
+			data, err := Discover(t.Context(), l.Access(), l.Nodes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want []string
+			for _, n := range data {
+				got = append(got, n.Name+"/"+string(n.Role))
+			}
+			for _, n := range l.Nodes() {
+				if n.Role != RoleSentinel {
+					want = append(want, n.Name+"/"+string(n.Role))
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("Discover on %s: %q; want %q", name, got, want)
 			}
 		})
 	}
