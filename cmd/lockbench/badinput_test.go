@@ -150,6 +150,7 @@ func TestBadFiles(t *testing.T) {
 		{"servers unknown name", []string{"run", "--servers", "redis,keydb-server-9"}, []string{"--servers", "keydb-server-9", "install"}},
 		{"servers twice", []string{"run", "--servers", "redis,redis"}, []string{"--servers", "redis given twice"}},
 		{"server on a target", []string{"run", "--server", "redis", "--target", "redis://127.0.0.1:1"}, []string{"--server", "target is not one"}},
+		{"sweep servers", []string{"sweep", "--servers", "redis,valkey"}, []string{"--servers", "not for sweep", "--server"}},
 		{"sweep server no such binary", []string{"sweep", "--server", "/no/such/binary"}, []string{"--server", "/no/such/binary"}},
 		{"findings servers no such binary", []string{"findings", "--servers", "redis,/no/such/binary", "--out", "@/findings.md"}, []string{"--servers", "/no/such/binary"}},
 
