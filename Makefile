@@ -1,6 +1,7 @@
 # lockbench: `make run` runs the default comparison, `make test` the tests.
 # Both install redis-server first when it is missing (Debian, as root); `make test`
-# also headless Chromium, which the end-to-end test of lockbench report opens.
+# also valkey-server (the tests run on Valkey too) and headless Chromium, which the
+# end-to-end test of lockbench report opens.
 
 GO        ?= go
 CC        ?= cc
@@ -39,7 +40,7 @@ PY_VENV = [ -f $(1)/venv/.installed ] && [ $(1)/venv/.installed -nt $(1)/require
 REDISSON_JAR := drivers/redisson/target/redisson-driver.jar
 REDISSON_SRC := drivers/redisson/pom.xml $(shell find drivers/redisson/src -name '*.java' 2>/dev/null)
 
-.PHONY: all build go-drivers cc clockshim run test test-short bench lint redis chromium clean findings regress baseline fuzz soak drivers
+.PHONY: all build go-drivers cc clockshim run test test-short bench lint redis valkey chromium clean findings regress baseline fuzz soak drivers
 
 all: build
 
@@ -71,6 +72,12 @@ $(CLOCKSHIM): topologies/clockshim/clockshim.c
 redis:
 	@./scripts/ensure-redis.sh
 
+# Valkey beside Redis (--server valkey, --servers redis,valkey): the tests run
+# lockbench on both; make run does not need it. On Debian 12 it comes from
+# bookworm-backports, which the script adds to apt's sources.
+valkey:
+	@./scripts/ensure-valkey.sh
+
 chromium:
 	@./scripts/ensure-chromium.sh
 
@@ -99,7 +106,7 @@ run: build redis
 soak: build redis
 	./$(BIN) soak --duration $(SOAK)
 
-test: redis chromium clockshim drivers
+test: redis valkey chromium clockshim drivers
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@./scripts/check-leftovers.sh
 
@@ -107,7 +114,7 @@ test: redis chromium clockshim drivers
 # servers they start (pauses, kills, failovers, partitions, clock jumps,
 # processes signalled), which skip under -short; no race detector. Four
 # packages at once: the tier waits more than it computes (see docs/testing.md).
-test-short: redis chromium clockshim drivers
+test-short: redis valkey chromium clockshim drivers
 	$(GO) test -short -count=1 -p 4 ./...
 
 # Runs every scenario against its variants (about four minutes here, twelve more

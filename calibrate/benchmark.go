@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ func measureBenchmark(ctx context.Context, path, addr string, o Options, stderr 
 	var (
 		results [2]benchmarkResult
 		cpu     time.Duration
+		name    = filepath.Base(path) // redis-benchmark, valkey-benchmark
 	)
 	for i, command := range [][]string{
 		{"SET", "lb:__rand_int__", "x", "NX", "PX", strconv.FormatInt(calibrateTTL.Milliseconds(), 10)},
@@ -30,7 +32,7 @@ func measureBenchmark(ctx context.Context, path, addr string, o Options, stderr 
 		if err != nil {
 			return calibrationSample{}, fmt.Errorf("calibrate: %w", err)
 		}
-		fmt.Fprintf(stderr, "lockbench: calibrate: redis-benchmark %s\n", strings.Join(args, " "))
+		fmt.Fprintf(stderr, "lockbench: calibrate: %s %s\n", name, strings.Join(args, " "))
 		var out, errOut bytes.Buffer
 		cmd := exec.CommandContext(ctx, path, args...)
 		cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -38,15 +40,15 @@ func measureBenchmark(ctx context.Context, path, addr string, o Options, stderr 
 			if ctx.Err() != nil {
 				return calibrationSample{}, fmt.Errorf("calibrate: interrupted, nothing printed: %w", context.Cause(ctx))
 			}
-			return calibrationSample{}, fmt.Errorf("calibrate: redis-benchmark %s: %w: %s", command[0], err, strings.TrimSpace(errOut.String()))
+			return calibrationSample{}, fmt.Errorf("calibrate: %s %s: %w: %s", name, command[0], err, strings.TrimSpace(errOut.String()))
 		}
 		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		parsed, err := parseBenchmarkCSV(out.Bytes())
 		if err != nil {
-			return calibrationSample{}, fmt.Errorf("calibrate: redis-benchmark %s: %w", command[0], err)
+			return calibrationSample{}, fmt.Errorf("calibrate: %s %s: %w", name, command[0], err)
 		}
 		if len(parsed) != 1 {
-			return calibrationSample{}, fmt.Errorf("calibrate: redis-benchmark %s: %d results, want 1", command[0], len(parsed))
+			return calibrationSample{}, fmt.Errorf("calibrate: %s %s: %d results, want 1", name, command[0], len(parsed))
 		}
 		results[i] = parsed[0]
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -65,8 +66,13 @@ type Options struct {
 	Pairs int
 	// Client is rueidis, go-redis or BothClients. Default BothClients.
 	Client string
+	// Server is the server calibrate starts: redis, valkey or a server
+	// binary's path (topologies.ServerBinary). Default redis.
+	Server string
 	// Benchmark is the redis-benchmark binary, looked up on PATH. Default
-	// redis-benchmark; tests point it elsewhere.
+	// the server's own (benchmarkOf): valkey-benchmark beside
+	// valkey-server, redis-benchmark beside redis-server; tests point it
+	// elsewhere.
 	Benchmark string
 	// Log takes a line per step as the calibration goes. Default none.
 	Log io.Writer
@@ -75,7 +81,7 @@ type Options struct {
 // DefaultOptions are the options of lockbench calibrate without flags.
 func DefaultOptions() Options {
 	return Options{Connections: 50, Requests: 200000, Duration: 5 * time.Second, Warmup: time.Second,
-		Pairs: 3, Client: BothClients, Benchmark: "redis-benchmark"}
+		Pairs: 3, Client: BothClients}
 }
 
 func badf(format string, args ...any) error { return inputerr.Errorf(ErrBadOptions, format, args...) }
@@ -95,6 +101,11 @@ func (o Options) Libraries() ([]string, error) {
 		return nil, badf("--warmup: must be a duration of 0 or more such as 1s or 0 (got %v)", o.Warmup)
 	case o.Pairs < 1:
 		return nil, badf("--pairs: must be at least 1 (got %d)", o.Pairs)
+	}
+	if _, err := topologies.ServerBinary(o.Server); err != nil {
+		return nil, badf("--server: %w", err)
+	}
+	switch {
 	case o.Client == BothClients:
 		return clients.Names, nil
 	}
@@ -113,13 +124,14 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	serverPath, _ := topologies.ServerBinary(o.Server) // checked by Libraries
 	if o.Benchmark == "" {
-		o.Benchmark = "redis-benchmark"
+		o.Benchmark = benchmarkOf(serverPath)
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	server, err := topologies.StartLocal(ctx, topologies.Spec{Name: "local"})
+	server, err := topologies.StartLocal(ctx, topologies.Spec{Name: "local", RedisServer: serverPath})
 	if err != nil {
 		return Summary{}, fmt.Errorf("calibrate: %w", err)
 	}
@@ -130,12 +142,13 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	}()
 	access := server.Access()
 	addr := access.Endpoints[0].Addr
-	conditions := Conditions{Cores: runtime.NumCPU(), LoadStart: loadAverage(), LoadEnd: -1, ServerVersion: serverVersion(ctx, access)}
-	fmt.Fprintf(o.Log, "lockbench: calibrate on redis-server at %s (up in %.2fs)\n", addr, server.StartupTime().Seconds())
+	product, _ := topologies.Product(ctx, access.Endpoints[0])
+	conditions := Conditions{Cores: runtime.NumCPU(), LoadStart: loadAverage(), LoadEnd: -1, ServerVersion: product}
+	fmt.Fprintf(o.Log, "lockbench: calibrate on %s at %s (up in %.2fs)\n", filepath.Base(serverPath), addr, server.StartupTime().Seconds())
 
 	var missing, path string
 	if p, lookErr := exec.LookPath(o.Benchmark); lookErr != nil {
-		missing = fmt.Sprintf("%s not installed (apt-get install -y redis-tools, or brew install redis); lockbench's figures alone, no ratios to it", o.Benchmark)
+		missing = fmt.Sprintf("%s not installed (%s); lockbench's figures alone, no ratios to it", o.Benchmark, benchmarkInstall(o.Benchmark))
 	} else {
 		path = p
 	}
@@ -153,7 +166,7 @@ func Run(ctx context.Context, o Options) (sum Summary, err error) {
 	}
 	sum = summarize(samples, libraries, path != "")
 	conditions.LoadEnd = loadAverage()
-	sum.connections, sum.missing, sum.conditions = o.Connections, missing, conditions
+	sum.connections, sum.missing, sum.conditions, sum.benchmarkName = o.Connections, missing, conditions, filepath.Base(o.Benchmark)
 	return sum, nil
 }
 
@@ -166,20 +179,25 @@ func loadAverage() float64 {
 	return -1
 }
 
-// serverVersion is the version of the server at access, "" when it will
-// not say.
-func serverVersion(ctx context.Context, access topologies.Access) string {
-	conn, err := topologies.DialNode(ctx, access.Endpoints[0])
-	if err != nil {
-		return ""
+// benchmarkOf is the benchmark of the server binary at path: the
+// -benchmark beside its -server (valkey-benchmark beside valkey-server),
+// else redis-benchmark from PATH.
+func benchmarkOf(path string) string {
+	if prefix, ok := strings.CutSuffix(filepath.Base(path), "-server"); ok {
+		beside := filepath.Join(filepath.Dir(path), prefix+"-benchmark")
+		if _, err := exec.LookPath(beside); err == nil {
+			return beside
+		}
 	}
-	defer conn.Close()
-	info, err := conn.Info(ctx, "server")
-	if err != nil {
-		return ""
+	return "redis-benchmark"
+}
+
+// benchmarkInstall says how to install the benchmark called name.
+func benchmarkInstall(name string) string {
+	if strings.HasPrefix(filepath.Base(name), "valkey-") {
+		return "it comes with Debian's valkey-server: make valkey"
 	}
-	v, _ := info.Field("server", "redis_version")
-	return v
+	return "apt-get install -y redis-tools, or brew install redis"
 }
 
 // newMeasurers returns the measurements of a calibrate run against the

@@ -117,7 +117,7 @@ func TestCalibrateTargetLine(t *testing.T) {
 		{"go-redis", 0.8, []string{"go-redis: 0.80×", "≥ 0.80×", "meets target"}},
 		{"go-redis", 0.79, []string{"0.79×", "below target"}},
 	} {
-		got := targetLine(tc.library, tc.ratio, spread{})
+		got := targetLine(tc.library, "redis-benchmark", tc.ratio, spread{})
 		for _, w := range tc.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("targetLine(%s, %v) = %q; want it to contain %q", tc.library, tc.ratio, got, w)
@@ -152,7 +152,7 @@ func TestCalibrateRender(t *testing.T) {
 	slow := calibrationRow{name: "lockbench go-redis", library: "go-redis", cyclesPerS: 15000, setP50: 1500, setP99: 4000, delP50: 1400, delP99: 3900}
 
 	var out bytes.Buffer
-	if err := renderCalibration(&out, []calibrationRow{bench, fast, slow}, 50, ""); err != nil {
+	if err := renderCalibration(&out, []calibrationRow{bench, fast, slow}, 50, "", "redis-benchmark"); err != nil {
 		t.Fatal(err)
 	}
 	rows := calibrationTable(t, out.String())
@@ -171,7 +171,7 @@ func TestCalibrateRender(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := renderCalibration(&out, []calibrationRow{fast}, 50, "redis-benchmark not installed"); err != nil {
+	if err := renderCalibration(&out, []calibrationRow{fast}, 50, "redis-benchmark not installed", "redis-benchmark"); err != nil {
 		t.Fatal(err)
 	}
 	if got := calibrationTable(t, out.String())["lockbench rueidis"]; len(got) != 6 || got[5] != "-" {

@@ -208,7 +208,7 @@ func TestCalibrateVerdicts(t *testing.T) {
 	out := render(calibrationFixture(12, true), "")
 	for _, want := range []string{
 		"medians of 3 pairs",
-		"measured on 2 cores, load average 0.50 at the start and 3.25 at the end, redis-server 7.0.15, 3 pairs",
+		"measured on 2 cores, load average 0.50 at the start and 3.25 at the end, redis 7.0.15, 3 pairs",
 		"rueidis: 1.58× redis-benchmark's cycles/s (median; pairs 1.56–1.60×), target ≥ 1.00×: meets target",
 		"go-redis: 0.90× redis-benchmark's cycles/s (median; pairs 0.88–0.92×), target ≥ 0.80×: meets target",
 		"rueidis: lockbench's cycles/s 0.95× the bare loop's (median; pairs 0.93–0.97×), target ≥ 0.90×: meets target",

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -76,6 +77,9 @@ type Summary struct {
 	missing     string
 	// conditions are what the figures depend on (Run fills them).
 	conditions Conditions
+	// benchmarkName is the reference benchmark's name, as the text names
+	// it: "" for redis-benchmark, valkey-benchmark on Valkey.
+	benchmarkName string
 }
 
 // Conditions are what a calibration's ratios depend on: the machine's
@@ -99,10 +103,13 @@ func (c Conditions) line(pairs int) string {
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	version := c.ServerVersion
-	if version == "" {
-		version = "of unknown version"
+	switch {
+	case version == "":
+		version = "a server of unknown version"
+	case !strings.Contains(version, " "): // Redis' version alone
+		version = "redis " + version
 	}
-	return fmt.Sprintf("measured on %d cores, load average %s at the start and %s at the end, redis-server %s, %d pairs; "+
+	return fmt.Sprintf("measured on %d cores, load average %s at the start and %s at the end, %s, %d pairs; "+
 		"the ratios move with the machine's load and cores: compare runs only under like conditions", c.Cores, load(c.LoadStart), load(c.LoadEnd), version, pairs)
 }
 
@@ -219,18 +226,18 @@ func (t target) line(library string) string {
 
 // benchmarkTarget is library's figure against redis-benchmark; ok is false
 // when library has no target there.
-func benchmarkTarget(library string, ratio float64) (target, bool) {
+func benchmarkTarget(library, bench string, ratio float64) (target, bool) {
 	goal, ok := calibrateTargets[library]
-	return target{name: "× redis-benchmark", after: "× redis-benchmark's cycles/s", value: ratio, target: goal}, ok
+	return target{name: "× " + bench, after: "× " + bench + "'s cycles/s", value: ratio, target: goal}, ok
 }
 
 // targetLine says whether library reaches its target against
 // redis-benchmark at ratio.
-func targetLine(library string, ratio float64, pairs spread) string {
-	t, ok := benchmarkTarget(library, ratio)
+func targetLine(library, bench string, ratio float64, pairs spread) string {
+	t, ok := benchmarkTarget(library, bench, ratio)
 	t.pairs = pairs
 	if !ok {
-		return fmt.Sprintf("%s: %.2f× redis-benchmark's cycles/s (no target)", library, ratio)
+		return fmt.Sprintf("%s: %.2f× %s's cycles/s (no target)", library, ratio, bench)
 	}
 	return t.line(library)
 }
@@ -248,18 +255,20 @@ func bareTargets(l librarySummary) [2]target {
 }
 
 // Write writes a calibration's figures: the medians against
-// redis-benchmark, lockbench against the bare loop, and the verdicts.
+// redis-benchmark (or the server's own benchmark: valkey-benchmark), lockbench
+// against the bare loop, and the verdicts.
 func (sum Summary) Write(w io.Writer) error {
+	bench := cmp.Or(sum.benchmarkName, "redis-benchmark")
 	var rows []calibrationRow
 	if sum.benchmark != nil {
-		rows = append(rows, row("redis-benchmark", "", false, *sum.benchmark))
+		rows = append(rows, row(bench, "", false, *sum.benchmark))
 	}
 	for _, l := range sum.libraries {
 		lockbench := row("lockbench "+l.library, l.library, false, l.lockbench)
 		lockbench.pairs = l.benchmarkRatio
 		rows = append(rows, row("bare loop "+l.library, l.library, true, l.bare), lockbench)
 	}
-	if _, err := fmt.Fprintf(w, "medians of %d pairs: redis-benchmark, then each library's bare loop (its own calls, no lockbench) and lockbench, in turn\n", sum.pairs); err != nil {
+	if _, err := fmt.Fprintf(w, "medians of %d pairs: %s, then each library's bare loop (its own calls, no lockbench) and lockbench, in turn\n", sum.pairs, bench); err != nil {
 		return err
 	}
 	if sum.conditions.Cores > 0 {
@@ -267,7 +276,7 @@ func (sum Summary) Write(w io.Writer) error {
 			return err
 		}
 	}
-	if err := renderCalibration(w, rows, sum.connections, sum.missing); err != nil {
+	if err := renderCalibration(w, rows, sum.connections, sum.missing, bench); err != nil {
 		return err
 	}
 	if err := renderOverhead(w, sum); err != nil {
@@ -282,10 +291,10 @@ func (sum Summary) Write(w io.Writer) error {
 		}
 	}
 	if b := sum.benchmark; b != nil {
-		lines = append(lines, fmt.Sprintf("redis-benchmark: %s cycles/s (%s), %s of its own CPU per cycle",
+		lines = append(lines, fmt.Sprintf("%s: %s cycles/s (%s), %s of its own CPU per cycle", bench,
 			formatCount(b.cycles.median), formatRange(b.cycles, formatCount), formatCPU(b.cpuUS.median)))
 		for _, l := range sum.libraries {
-			if t, ok := benchmarkTarget(l.library, throughputRatio(l.lockbench.cycles.median, b.cycles.median)); ok {
+			if t, ok := benchmarkTarget(l.library, bench, throughputRatio(l.lockbench.cycles.median, b.cycles.median)); ok {
 				t.pairs = l.benchmarkRatio
 				count(l.library, t)
 			}
@@ -304,7 +313,7 @@ func (sum Summary) Write(w io.Writer) error {
 		lines = append(lines, fmt.Sprintf("calibrate: does not meet %d of %d targets (by the medians of %d pairs: %s)", len(unmet), all, sum.pairs, strings.Join(unmet, ", ")))
 	}
 	if sum.benchmark == nil {
-		lines = append(lines, "(the targets against redis-benchmark are not checked without it)")
+		lines = append(lines, "(the targets against "+bench+" are not checked without it)")
 	}
 	for _, line := range lines {
 		if _, err := fmt.Fprintln(w, line); err != nil {
@@ -350,7 +359,7 @@ func withRange(s spread, f func(float64) string) string {
 // renderCalibration writes the table of medians, the notes, and a target
 // line per lockbench row against redis-benchmark. missing, when not
 // empty, says why redis-benchmark's row is absent.
-func renderCalibration(w io.Writer, rows []calibrationRow, connections int, missing string) error {
+func renderCalibration(w io.Writer, rows []calibrationRow, connections int, missing, bench string) error {
 	var reference float64
 	for _, r := range rows {
 		if r.library == "" {
@@ -358,7 +367,7 @@ func renderCalibration(w io.Writer, rows []calibrationRow, connections int, miss
 		}
 	}
 	t := render.TextTable(w, tw.CellConfig{Alignment: tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight}, Global: tw.AlignRight}})
-	t.Header([]string{"", "cycles/s", "SET p50", "SET p99", "DEL p50", "DEL p99", "× redis-benchmark"})
+	t.Header([]string{"", "cycles/s", "SET p50", "SET p99", "DEL p50", "DEL p99", "× " + bench})
 	var body [][]string
 	for _, r := range rows {
 		ratio := "-"
@@ -374,10 +383,10 @@ func renderCalibration(w io.Writer, rows []calibrationRow, connections int, miss
 	if err := t.Render(); err != nil {
 		return err
 	}
-	lines := []string{fmt.Sprintf("one redis-server, %d connections; a cycle is SET key token NX PX %d then DEL key, a key per connection",
-		connections, calibrateTTL.Milliseconds())}
+	lines := []string{fmt.Sprintf("one %s-server, %d connections; a cycle is SET key token NX PX %d then DEL key, a key per connection",
+		strings.TrimSuffix(bench, "-benchmark"), connections, calibrateTTL.Milliseconds())}
 	if slices.ContainsFunc(rows, func(r calibrationRow) bool { return r.library == "rueidis" }) {
-		lines = append(lines, "rueidis pipelines concurrent commands over shared connections (auto-pipelining); redis-benchmark (-P 1) and go-redis send one at a time per connection")
+		lines = append(lines, "rueidis pipelines concurrent commands over shared connections (auto-pipelining); "+bench+" (-P 1) and go-redis send one at a time per connection")
 	}
 	if slices.ContainsFunc(rows, func(r calibrationRow) bool { return r.bare }) {
 		lines = append(lines, "a bare loop times no command: its latencies are not measured")
@@ -385,10 +394,10 @@ func renderCalibration(w io.Writer, rows []calibrationRow, connections int, miss
 	if missing != "" {
 		lines = append(lines, missing)
 	} else {
-		lines = append(lines, "redis-benchmark runs SET and DEL apart (random keys); its cycles/s is 1 / (1/SET rps + 1/DEL rps)")
+		lines = append(lines, bench+" runs SET and DEL apart (random keys); its cycles/s is 1 / (1/SET rps + 1/DEL rps)")
 		for _, r := range rows {
 			if r.library != "" && !r.bare {
-				lines = append(lines, targetLine(r.library, throughputRatio(r.cyclesPerS, reference), r.pairs))
+				lines = append(lines, targetLine(r.library, bench, throughputRatio(r.cyclesPerS, reference), r.pairs))
 			}
 		}
 	}

@@ -53,23 +53,49 @@ type Options struct {
 // Compare matches between two records. A record has one topology, and a
 // baseline taken on one Redis is meant to be compared with a run on
 // another (a CI service container); the report says when they differ.
+// So is a run on Redis with one on Valkey: the server is part of the
+// cell's ID only when a record ran on several (--servers), whose cells
+// are then matched server by server.
 type CellID struct {
 	Variant string `json:"variant"`
 	Client  string `json:"client"`
 	Clients int    `json:"clients"`
 	Keys    int    `json:"keys"`
 	Limit   int    `json:"limit"`
+	// Server is the cell's server and version (record.Cell.Product) when
+	// a record ran on several, else "".
+	Server string `json:"server,omitempty"`
 }
 
-func idOf(c *record.Cell) CellID {
-	return CellID{c.Variant, c.Client, c.Clients, c.Keys, c.Limit}
+// idOf is c's ID, with its server when byServer.
+func idOf(c *record.Cell, byServer bool) CellID {
+	id := CellID{c.Variant, c.Client, c.Clients, c.Keys, c.Limit, ""}
+	if byServer {
+		id.Server = c.Product
+	}
+	return id
 }
 
-// String names the cell: lua-release, 8 clients, 1 key, rueidis.
+// severalServers reports whether some record's cells ran on more than
+// one server.
+func severalServers(recs ...*record.Record) bool {
+	for _, rec := range recs {
+		if slices.ContainsFunc(rec.Cells, func(c record.Cell) bool { return c.Product != rec.Cells[0].Product }) {
+			return true
+		}
+	}
+	return false
+}
+
+// String names the cell: lua-release, 8 clients, 1 key, rueidis (on
+// valkey 8.0.1).
 func (id CellID) String() string {
 	s := fmt.Sprintf("%s, %d clients, %d key%s, %s", id.Variant, id.Clients, id.Keys, plural(id.Keys), id.Client)
 	if id.Limit > 1 {
 		s += fmt.Sprintf(", limit %d", id.Limit)
+	}
+	if id.Server != "" {
+		s += ", on " + id.Server
 	}
 	return s
 }
@@ -216,15 +242,16 @@ func Compare(old, new *record.Record, opts Options) (*Report, error) {
 	thresholds := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
 	newGroups := map[CellID]record.Group{}
 	var newOrder []CellID
+	byServer := severalServers(old, new)
 	for _, g := range record.Groups(new) {
-		id := idOf(g.First())
+		id := idOf(g.First(), byServer)
 		newGroups[id] = g
 		newOrder = append(newOrder, id)
 	}
 	matched := map[CellID]bool{}
 	var all []CellReport // every row, also those absent from both records
 	for _, og := range record.Groups(old) {
-		id := idOf(og.First())
+		id := idOf(og.First(), byServer)
 		ng, ok := newGroups[id]
 		if !ok {
 			rep.OnlyOld = append(rep.OnlyOld, id)
@@ -352,10 +379,23 @@ func explain(warnings []string, rep *Report) []string {
 	if rep.Old.Topology.Name != rep.New.Topology.Name {
 		out = append(out, fmt.Sprintf("the records ran on different topologies (%s, %s): a change may be the server's, not the lock's", rep.Old.Topology.Name, rep.New.Topology.Name))
 	}
+	if o, n := productOf(rep.Old), productOf(rep.New); o != n && o != "" && n != "" && !severalServers(rep.Old, rep.New) {
+		out = append(out, fmt.Sprintf("the records ran on different servers (%s; %s): a change may be the server's, not the lock's", o, n))
+	}
 	if len(rep.Cells) == 0 && (len(rep.OnlyOld) > 0 || len(rep.OnlyNew) > 0) {
 		out = append(out, "no cell is in both records")
 	}
 	return out
+}
+
+// productOf names the server a record ran on, as its head says it: a
+// record before lockbench named the product gives Redis' version alone.
+func productOf(rec *record.Record) string {
+	v := rec.Topology.ServerVersion
+	if v != "" && !strings.Contains(v, " ") {
+		return "redis " + v
+	}
+	return v
 }
 
 // repetitions is how many times the record's plan ran each cell.

@@ -153,6 +153,7 @@ func labels(ids []CellID) []string {
 	keys := varies(func(id CellID) string { return strconv.Itoa(id.Keys) })
 	client := varies(func(id CellID) string { return id.Client })
 	limit := varies(func(id CellID) string { return strconv.Itoa(id.Limit) })
+	server := varies(func(id CellID) string { return id.Server })
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		l := fmt.Sprintf("%s, %d clients", id.Variant, id.Clients)
@@ -164,6 +165,9 @@ func labels(ids []CellID) []string {
 		}
 		if client {
 			l += ", " + id.Client
+		}
+		if server {
+			l += ", " + id.Server
 		}
 		out[i] = l
 	}

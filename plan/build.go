@@ -53,6 +53,13 @@ type Overrides struct {
 	Drivers     []string
 	DriversDir  string
 	DriverProcs *int // --driver-procs; default DefaultDriverProcs
+	// Servers are the server binaries of the local topology, each cell
+	// run on each (--server, --servers): redis, valkey or a binary's path
+	// (topologies.ServerBinary). Default none: redis-server from PATH.
+	Servers []string
+	// ServersFlag names the flag that gave Servers, for its errors.
+	// Default --servers.
+	ServersFlag string
 }
 
 // A SettingError is a bad setting given to Build, named by its run flag
@@ -102,6 +109,7 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 		AllowDestructive: o.AllowDestructive,
 		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, 0, 0), // 0: DefaultDriverProcs
 	}
+	p.Servers = b.servers(o.Servers, cmp.Or(o.ServersFlag, "--servers"), &p.Topology, o.Topology != nil || s.Topology != "")
 	b.check(p)
 	p.Drivers = b.drivers(p, o.DriversDir, o.Drivers)
 	if b.err != nil {

@@ -39,6 +39,7 @@ type Flags struct {
 	destructive    bool
 	drivers        []string
 	driverProcs    int
+	servers        []string // --server and --servers alike
 }
 
 // Register defines the flags on fs.
@@ -70,6 +71,8 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.clientGroups, "client-groups", nil, "split the clients evenly into named `GROUPS`, each on connections of its own: a,b makes clients-a and clients-b, "+
 		"which network faults' sides name: --fault 'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s'")
 	fs.StringArrayVar(&f.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
+	fs.StringSliceVar(&f.servers, "server", nil, "start the local topology on this `SERVER`: redis (redis-server), valkey (valkey-server) or a server binary's path (default: redis-server from PATH)")
+	fs.StringSliceVar(&f.servers, "servers", nil, "run every cell on each of these `SERVERS`, comma-separated as --server takes them: redis,valkey")
 	fs.IntVar(&f.repeat, "repeat", DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
 }
 
@@ -100,6 +103,11 @@ func (f *Flags) Overrides(changed func(flag string) bool) Overrides {
 	}
 	if changed("client") {
 		ov.Client = f.client
+	}
+	for _, flag := range []string{"server", "servers"} {
+		if changed(flag) {
+			ov.Servers, ov.ServersFlag = givenList(changed, flag, f.servers), "--"+flag
+		}
 	}
 	return ov
 }

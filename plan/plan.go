@@ -43,6 +43,11 @@ type Plan struct {
 	// Topology says where Redis is. Default local (embedded without
 	// redis-server).
 	Topology topologies.Spec `json:"topology"`
+	// Servers are the server binaries the local topology is started on,
+	// in this order, each cell run on each: redis (redis-server), valkey
+	// (valkey-server) or a binary's path (topologies.ServerBinary).
+	// Default none: Topology's own, redis-server from PATH.
+	Servers []string `json:"servers,omitempty"`
 	// Workload is the load of each cell; its Clients is set per cell.
 	Workload workloads.Spec `json:"workload"`
 	// TTL is the lease time of expiring locks. Default zero: each

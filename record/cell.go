@@ -9,8 +9,12 @@ type Cell struct {
 	Variant  string `json:"variant"`
 	Client   string `json:"client"`
 	Topology string `json:"topology"`
-	Clients  int    `json:"clients"`
-	Keys     int    `json:"keys"`
+	// Product is the server the cell ran on, its data nodes' product and
+	// version ("valkey 8.0.1"): a run on several servers (--servers) has a
+	// cell per server, which merge, repetitions and compare keep apart.
+	Product string `json:"product,omitempty"`
+	Clients int    `json:"clients"`
+	Keys    int    `json:"keys"`
 	// Repetition numbers the runs of one cell under --repeat, from 1.
 	Repetition int `json:"repetition"`
 	// Limit is the holders the oracle admits per key: 1 for a lock, the

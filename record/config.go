@@ -23,7 +23,11 @@ type RunConfig struct {
 	Clients  []int        `json:"clients"`
 	Client   string       `json:"client"`
 	Topology TopologySpec `json:"topology"`
-	Workload Workload     `json:"workload"`
+	// Servers are the server binaries the local topology ran on
+	// (--server, --servers: redis, valkey or a path), each cell on each;
+	// none: redis-server from PATH.
+	Servers  []string `json:"servers,omitempty"`
+	Workload Workload `json:"workload"`
 	// TTL is the lease time the run gave (--ttl); 0: each variant's own
 	// default (DefaultTTL for lockbench's, the library's for a library).
 	TTL            time.Duration `json:"ttl_ns,omitzero"`

@@ -20,20 +20,20 @@ var ErrIncompatible = errors.New("records do not fit together")
 
 // cellKey identifies a cell across records.
 type cellKey struct {
-	variant, client, topology string
-	clients, keys, limit      int
-	repetition                int
+	variant, client, topology, product string
+	clients, keys, limit               int
+	repetition                         int
 }
 
 func keyOf(c *Cell) cellKey {
-	return cellKey{c.Variant, c.Client, c.Topology, c.Clients, c.Keys, c.Limit, c.Repetition}
+	return cellKey{c.Variant, c.Client, c.Topology, c.Product, c.Clients, c.Keys, c.Limit, c.Repetition}
 }
 
 // shardKeyOf identifies a cell across the shards of one run, whose cells
 // have each its shard's share of the clients: by its place in the plan
 // (index) instead of its clients.
 func shardKeyOf(c *Cell, index int) cellKey {
-	return cellKey{variant: c.Variant, client: c.Client, keys: c.Keys, limit: c.Limit, repetition: c.Repetition, clients: -1 - index}
+	return cellKey{variant: c.Variant, client: c.Client, product: c.Product, keys: c.Keys, limit: c.Limit, repetition: c.Repetition, clients: -1 - index}
 }
 
 // checkShards checks that recs are all shards of one run, or none is a

@@ -52,7 +52,7 @@ const (
 // record stays failed); Server.Nodes (the nodes of the first; the
 // records ran against the same servers).
 var cellMergeRules = map[string]mergeRule{
-	"Variant": named, "Client": named, "Topology": named, "Keys": named, "Repetition": named, "Limit": named,
+	"Variant": named, "Client": named, "Topology": named, "Product": named, "Keys": named, "Repetition": named, "Limit": named,
 	"Settings": named, "Fencing": named,
 	// The same driver in both; its library's acquire times are the
 	// first's quantiles (the record keeps no histogram of them).

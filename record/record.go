@@ -79,8 +79,12 @@ type TopologyInfo struct {
 	Nodes []Node `json:"nodes"`
 	// Representative is false for the embedded miniredis, whose figures say
 	// nothing of a real server.
-	Representative bool   `json:"representative"`
-	ServerVersion  string `json:"server_version,omitempty"`
+	Representative bool `json:"representative"`
+	// ServerVersion names the servers the run measured, each as its
+	// product and version ("redis 7.0.15", "valkey 8.0.1"), comma
+	// separated; records before lockbench read the product, Redis'
+	// version alone ("7.0.15").
+	ServerVersion string `json:"server_version,omitempty"`
 	// StartupS is how long the topology took to start and answer.
 	StartupS float64 `json:"startup_s"`
 }
@@ -93,6 +97,10 @@ type Node struct {
 	// Role is master, replica or sentinel.
 	Role     string   `json:"role"`
 	Endpoint Endpoint `json:"endpoint"`
+	// Product is the node's server and version from its INFO server
+	// ("valkey 8.0.1", "redis 7.0.15"); "" when it did not say. A run on
+	// several servers (--servers) lists the nodes of each.
+	Product string `json:"product,omitempty"`
 }
 
 // Endpoint is where a node listens, without its password.

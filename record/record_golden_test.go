@@ -26,7 +26,7 @@ func goldenFullRecord() *record.Record {
 		return measure.Latency{P50: base, P90: 2 * base, P99: 4 * base, P999: 8 * base, Max: 16 * base, Mean: 1.5 * base}
 	}
 	cell := record.Cell{
-		Variant: "fenced", Client: "rueidis", Topology: "local:replicated?replicas=2", Clients: 8, Keys: 4, Repetition: 2, Limit: 1,
+		Variant: "fenced", Client: "rueidis", Topology: "local:replicated?replicas=2", Product: "valkey 8.0.1", Clients: 8, Keys: 4, Repetition: 2, Limit: 1,
 		ClockOffsetsMS: []float64{-12.5, 30}, Interrupted: true, Error: "cut short", Settings: "library defaults: expiry 8s", Fencing: true,
 		Driver: &record.Driver{Name: "go-lua", Command: []string{"./go-lua"}, Library: "lockbench lua-release", Version: "lockbench 3e2abef0c1d2, rueidis v1.0.64",
 			Language: "go 1.26.8", Procs: 4, LibraryAcquireUS: latency(40)},
@@ -78,11 +78,11 @@ func goldenFullRecord() *record.Record {
 			ClientGroups: []string{"a", "b"}, Scenario: "ticket-sale", Repeat: 2, Fence: record.FenceReject, WaitStrict: true, AllowDestructive: true,
 			Drivers: []record.DriverSpec{{Name: "go-lua", Library: "lockbench lua-release", Language: "go", Command: []string{"./go-lua"},
 				Requires: "make drivers", Summary: "the reference driver"}},
-			DriverProcs: 4,
+			DriverProcs: 4, Servers: []string{"valkey"},
 		},
 		Topology: record.TopologyInfo{Name: "local:replicated?replicas=2", Mode: "single",
-			Nodes:          []record.Node{{Name: "master", Role: "master", Endpoint: record.Endpoint{Addr: "127.0.0.1:7000", Username: "bench", DB: 1}}},
-			Representative: true, ServerVersion: "7.0.15", StartupS: 0.04},
+			Nodes:          []record.Node{{Name: "master", Role: "master", Endpoint: record.Endpoint{Addr: "127.0.0.1:7000", Username: "bench", DB: 1}, Product: "valkey 8.0.1"}},
+			Representative: true, ServerVersion: "valkey 8.0.1", StartupS: 0.04},
 		Cells: []record.Cell{cell},
 		Sweep: &record.Sweep{By: "clients", SLO: []string{"acquire.p99<5ms"}, MinGain: 0.05, TargetRate: 200000, MaxUtilization: 0.7,
 			Variants: []record.SweepVariant{{Variant: "fenced", Stop: "the last step ran", Best: 0, Knee: 0,

@@ -71,6 +71,7 @@ func p99Of(c *record.Cell) float64        { return c.AcquireLatencyUS.P99 }
 // columns are every column of the wide table, in its order.
 var columns = []column{
 	{"variant", func(c *record.Cell) string { return c.Variant }, nil, nil, "the lock design"},
+	{"server", func(c *record.Cell) string { return c.Product }, severalServers, nil, "the server the cell ran on, and its version (--servers)"},
 	{"clients", func(c *record.Cell) string { return strconv.Itoa(c.Clients) }, nil, nil, "concurrent clients of the cell"},
 	{"offered/s", func(c *record.Cell) string { return formatRate(c.OfferedPerS) }, openLoop, nil, "open loop: acquisitions offered per second"},
 	{"acq/s", func(c *record.Cell) string { return formatRate(c.ThroughputPerS) }, nil, throughputOf, "acquisitions per second"},
@@ -132,7 +133,7 @@ const costName = "cost"
 
 // defaultColumns are the compact table's columns, in order; those a
 // record does not need (fence counts without fencing) are left out.
-var defaultColumns = []string{"variant", "clients", "acq/s", "acq-p50", "p99", costName, "overlaps", "lost-upd", "stale-wr", "rejected-wr", "verdict"}
+var defaultColumns = []string{"variant", "server", "clients", "acq/s", "acq-p50", "p99", costName, "overlaps", "lost-upd", "stale-wr", "rejected-wr", "verdict"}
 
 // keepOrder ranks the compact table's columns, most wanted first, for a
 // terminal too narrow for all of them: they are dropped from the right
@@ -235,6 +236,12 @@ func compactColumns(rec *record.Record) (cols []column, rank []int) {
 		rank = append(rank, slices.Index(order, name))
 	}
 	return cols, rank
+}
+
+// severalServers reports whether rec's cells ran on more than one server
+// (--servers): then a column names each cell's, and is never dropped.
+func severalServers(rec *record.Record) bool {
+	return slices.ContainsFunc(rec.Cells, func(c record.Cell) bool { return c.Product != rec.Cells[0].Product })
 }
 
 // clientCounts is how many distinct client counts rec's cells ran with.

@@ -71,6 +71,7 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 		b.WriteString("| variant | acq/s | overlaps | max occ | lost updates | stale releases | lease lost | timeouts | longest unavailable | checks |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 		cells := f.cells()
+		label := cellLabel(cells)
 		for i := range cells {
 			c := &cells[i]
 			var verdicts []string
@@ -95,17 +96,18 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 			if c.Limit > 1 {
 				lost = "-"
 			}
-			fmt.Fprintf(&b, "| %s | %.0f | %d | %d/%d | %s | %d | %d | %d | %s | %s |\n", c.Variant, c.ThroughputPerS,
+			fmt.Fprintf(&b, "| %s | %.0f | %d | %d/%d | %s | %d | %d | %d | %s | %s |\n", label(c), c.ThroughputPerS,
 				v.Overlaps, v.MaxOccupancy, max(c.Limit, 1), lost, v.StaleReleases, v.LeaseLost, c.Timeouts,
 				record.FormatMicros(v.LongestUnavailableMS*1000), strings.Join(verdicts, "; "))
 		}
 		b.WriteString("\n")
-		for _, c := range cells {
+		for i := range cells {
+			c := &cells[i]
 			if len(c.Counters) > 0 {
-				fmt.Fprintf(&b, "- %s counted: %s\n", c.Variant, formatCounters(c.Counters))
+				fmt.Fprintf(&b, "- %s counted: %s\n", label(c), formatCounters(c.Counters))
 			}
 			for _, e := range c.Faults {
-				fmt.Fprintf(&b, "- %s: %s\n", c.Variant, eventLine(e))
+				fmt.Fprintf(&b, "- %s: %s\n", label(c), eventLine(e))
 			}
 		}
 		b.WriteString("\n")
@@ -120,6 +122,9 @@ func WriteFindings(w io.Writer, findings []Finding) error {
 		return err
 	}
 	if err := writeLibraryMargins(w, findings); err != nil {
+		return err
+	}
+	if err := writeAcrossServers(w, findings); err != nil {
 		return err
 	}
 	return writeAgreement(w, findings)
@@ -162,13 +167,18 @@ func writeAgreement(w io.Writer, findings []Finding) error {
 		if f.Record == nil {
 			continue
 		}
-		var a agreement
-		for _, c := range f.cells() {
-			a.add(c)
+		for _, server := range serversOf(f.cells()) {
+			var a agreement
+			for _, c := range f.cells() {
+				if server.several && c.Product != server.product {
+					continue
+				}
+				a.add(c)
+			}
+			total.merge(a)
+			fmt.Fprintf(&b, "| %s%s | %d | %d | %d | %d | %d | %s |\n", f.Name, server.suffix(), a.cells, a.overlapping, a.notLinearizable,
+				a.agree, a.cells-a.agree, a.note())
 		}
-		total.merge(a)
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s |\n", f.Name, a.cells, a.overlapping, a.notLinearizable,
-			a.agree, a.cells-a.agree, a.note())
 	}
 	fmt.Fprintf(w, "## Porcupine's second opinion\n\n"+
 		"Every cell above recorded its history (`lockbench run --history DIR` writes it; `lockbench check` reads it), "+

@@ -217,9 +217,14 @@ func notes(rec *record.Record, legend string) []string {
 		}
 	}
 	notes = append(notes, driverNotes(rec)...)
+	servers := severalServers(rec)
 	for _, c := range rec.Cells {
 		if c.ServerNote != "" {
-			notes = append(notes, fmt.Sprintf("server figures of %s, %d clients: %s", c.Variant, c.Clients, c.ServerNote))
+			on := ""
+			if servers {
+				on = " on " + c.Product
+			}
+			notes = append(notes, fmt.Sprintf("server figures of %s, %d clients%s: %s", c.Variant, c.Clients, on, c.ServerNote))
 		}
 	}
 	if !rec.Topology.Representative {

@@ -104,15 +104,22 @@ func Conclusions(rec *record.Record) []string {
 	if len(vs) == 0 {
 		return nil
 	}
-	several := clientCounts(rec) > 1
+	several, servers := clientCounts(rec) > 1, severalServers(rec)
 	at := func(c *record.Cell) string {
+		var where []string
 		switch {
 		case several && c.Clients == 1:
-			return " (1 client)"
+			where = append(where, "1 client")
 		case several:
-			return fmt.Sprintf(" (%d clients)", c.Clients)
+			where = append(where, fmt.Sprintf("%d clients", c.Clients))
 		}
-		return ""
+		if servers {
+			where = append(where, "on "+c.Product)
+		}
+		if len(where) == 0 {
+			return ""
+		}
+		return " (" + strings.Join(where, ", ") + ")"
 	}
 	var kept, nodata []string
 	var control *variantVerdict

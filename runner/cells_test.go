@@ -25,6 +25,18 @@ func TestPlannedCells(t *testing.T) {
 		t.Errorf("cells\n got %q\nwant %q", got, want)
 	}
 
+	// With servers, a repetition runs every cell of one server, then of
+	// the next: a topology per server.
+	p.Servers, p.Repeat, p.Clients = []string{"redis", "valkey"}, 1, []int{1}
+	got = nil
+	for _, c := range plannedCells(p, nil) {
+		got = append(got, fmt.Sprintf("%d/%d %s on %s", c.index, c.total, c.variant, c.server))
+	}
+	if want := []string{"0/4 a on redis", "1/4 b on redis", "2/4 a on valkey", "3/4 b on valkey"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("cells on servers\n got %q\nwant %q", got, want)
+	}
+	p.Servers = nil
+
 	p.Repeat, p.Variants, p.Clients = 1, []string{"a"}, []int{5}
 	p.Workload.KeyPerClient = true
 	for _, tc := range []struct {

@@ -27,6 +27,10 @@ type FindingsOptions struct {
 	// DriversDir is where the drivers' manifests are. Default
 	// driver.DefaultDir().
 	DriversDir string
+	// Servers run every scenario on each of these servers (redis, valkey
+	// or a binary's path: plan.Plan.Servers), a cell per server. Default
+	// none: redis-server from PATH.
+	Servers []string
 	// OnScenario, when set, is called before each scenario with the
 	// variants it runs (the designs, then the drivers that apply).
 	OnScenario func(s plan.Scenario, drivers []string)
@@ -46,6 +50,9 @@ func Findings(ctx context.Context, opts FindingsOptions) ([]render.Finding, erro
 			return nil, fmt.Errorf("--scenarios: %w", err)
 		}
 	}
+	if err := plan.CheckServers("--servers", opts.Servers); err != nil {
+		return nil, err
+	}
 	drivers, err := probeDrivers(ctx, opts.Drivers, opts.DriversDir)
 	if err != nil {
 		return nil, err
@@ -56,7 +63,7 @@ func Findings(ctx context.Context, opts FindingsOptions) ([]render.Finding, erro
 			continue
 		}
 		f := render.Finding{Name: s.Name, Tests: s.Tests, Source: s.Source, Predicts: s.Predicts,
-			Command: "lockbench run --scenario " + s.Name, Expect: s.Expect}
+			Command: "lockbench run --scenario " + s.Name + serversFlag(opts.Servers), Expect: s.Expect}
 		var run []string
 		for _, d := range drivers {
 			analog, notRun := driverApplies(s, d)
@@ -74,12 +81,12 @@ func Findings(ctx context.Context, opts FindingsOptions) ([]render.Finding, erro
 		if opts.OnScenario != nil {
 			opts.OnScenario(s, run)
 		}
-		if f.Record, err = findingsRun(ctx, s, plan.Overrides{}); err != nil {
+		if f.Record, err = findingsRun(ctx, s, plan.Overrides{Servers: opts.Servers}); err != nil {
 			return nil, err
 		}
 		if len(run) > 0 {
 			ov, flags := driversOverrides(s, run)
-			ov.DriversDir = opts.DriversDir
+			ov.DriversDir, ov.Servers = opts.DriversDir, opts.Servers
 			f.DriversCommand = f.Command + " " + strings.Join(flags, " ")
 			if f.Drivers, err = findingsRun(ctx, s, ov); err != nil {
 				return nil, err

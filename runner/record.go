@@ -28,7 +28,7 @@ func configOf(p plan.Plan) record.RunConfig {
 	topo := p.Topology.Redacted()
 	w := p.Workload
 	c := record.RunConfig{
-		Variants: p.Variants, Clients: p.Clients, Client: p.Client,
+		Variants: p.Variants, Clients: p.Clients, Client: p.Client, Servers: p.Servers,
 		Topology: record.TopologySpec{Name: topo.Name, Targets: topo.Targets, Cluster: topo.Cluster, Sentinels: topo.Sentinels,
 			MasterName: topo.MasterName, TLSCA: topo.TLSCA, TLSInsecure: topo.TLSInsecure},
 		Workload: record.Workload{Clients: w.Clients, Keys: w.Keys, KeyPerClient: w.KeyPerClient, Hold: w.Hold.String(), Think: w.Think.String(),
@@ -59,12 +59,17 @@ func configOf(p plan.Plan) record.RunConfig {
 	return c
 }
 
-// nodesOf are the topology's nodes as the record names them.
-func nodesOf(nodes []topologies.Node) []record.Node {
+// nodesOf are the topology's nodes as the record names them, each with
+// its product (products in the nodes' order; nil for none).
+func nodesOf(nodes []topologies.Node, products []string) []record.Node {
 	out := make([]record.Node, 0, len(nodes))
-	for _, n := range nodes {
-		out = append(out, record.Node{Name: n.Name, Role: string(n.Role),
-			Endpoint: record.Endpoint{Addr: n.Endpoint.Addr, Username: n.Endpoint.Username, DB: n.Endpoint.DB}})
+	for i, n := range nodes {
+		node := record.Node{Name: n.Name, Role: string(n.Role),
+			Endpoint: record.Endpoint{Addr: n.Endpoint.Addr, Username: n.Endpoint.Username, DB: n.Endpoint.DB}}
+		if i < len(products) {
+			node.Product = products[i]
+		}
+		out = append(out, node)
 	}
 	return out
 }

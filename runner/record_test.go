@@ -52,7 +52,7 @@ func fullPlan(t *testing.T) plan.Plan {
 	split, err := faults.Parse("at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s")
 	must(err)
 	return plan.Plan{
-		Variants: []string{"fenced", "lua-release"}, Clients: []int{4, 8}, Client: "go-redis",
+		Variants: []string{"fenced", "lua-release"}, Clients: []int{4, 8}, Client: "go-redis", Servers: []string{"redis", "valkey"},
 		Topology: topologies.Spec{Name: "target", Targets: []string{"redis://bench:secret@127.0.0.1:7000/1"}, Cluster: []string{"127.0.0.1:7001"},
 			Sentinels: []string{"127.0.0.1:26379"}, MasterName: "mymaster", TLSCA: "ca.pem", TLSInsecure: true, Password: "hidden"},
 		Workload: workloads.Spec{Clients: 3, Keys: 4, KeyPerClient: true, Hold: hold, Think: think, Duration: 2 * time.Second, Ops: 500,

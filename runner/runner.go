@@ -58,6 +58,9 @@ type CellStart struct {
 	Variant            string
 	Clients            int
 	Repetition, Repeat int // from 1
+	// Server is the server the cell runs on as the plan names it (redis,
+	// valkey, a path), "" for the topology's own.
+	Server string
 	// Live is fed by the cell's clients while it runs (warm-up included),
 	// for progress and metrics; read it with Snapshot from any goroutine.
 	Live *workloads.Live
@@ -106,26 +109,33 @@ func Run(ctx context.Context, p plan.Plan, opts Options) (*record.Record, error)
 type plannedCell struct {
 	index, total int // from 0, of all cells and repetitions
 	repetition   int // from 1
-	variant      string
+	// server is the server binary the cell runs on (plan.Plan.Servers),
+	// "" for the topology's own.
+	server  string
+	variant string
 	// spec is the plan's workload at one client count, this shard's share
 	// of it.
 	spec workloads.Spec
 }
 
-// plannedCells lists p's cells in order: every repetition of every
-// variant at every client count, the clients of each shard's share.
+// plannedCells lists p's cells in order: every repetition on every
+// server of every variant at every client count, the clients of each
+// shard's share.
 func plannedCells(p plan.Plan, shard *workloads.Shard) []plannedCell {
 	share := func(spec workloads.Spec) workloads.Spec { return spec }
 	if shard != nil {
 		share = shard.Apply
 	}
-	total := p.Repeat * len(p.Variants) * len(p.Clients)
+	servers := serversOf(p)
+	total := p.Repeat * len(servers) * len(p.Variants) * len(p.Clients)
 	cells := make([]plannedCell, 0, total)
 	for rep := 1; rep <= p.Repeat; rep++ {
-		for _, variant := range p.Variants {
-			for _, whole := range p.Clients {
-				spec := cellSpec(p.Workload, whole, share)
-				cells = append(cells, plannedCell{index: len(cells), total: total, repetition: rep, variant: variant, spec: spec})
+		for _, server := range servers {
+			for _, variant := range p.Variants {
+				for _, whole := range p.Clients {
+					spec := cellSpec(p.Workload, whole, share)
+					cells = append(cells, plannedCell{index: len(cells), total: total, repetition: rep, server: server, variant: variant, spec: spec})
+				}
 			}
 		}
 	}
@@ -193,7 +203,7 @@ func (r *running) open(ctx context.Context) error {
 			return err
 		}
 	}
-	s, err := openSession(ctx, p)
+	s, err := openSession(ctx, p, serversOf(p)[0])
 	if err != nil {
 		return err
 	}
@@ -238,8 +248,8 @@ func newRecord(p plan.Plan, opts Options) *record.Record {
 func recordTopology(ctx context.Context, rec *record.Record, s *session) {
 	rec.Config.Topology.Name = s.topo.Name()
 	rec.Topology = record.TopologyInfo{Name: s.topo.Name(), Mode: string(s.topo.Access().Mode),
-		Nodes: nodesOf(s.topo.Nodes()), Representative: s.topo.Representative(),
-		ServerVersion: serverVersion(ctx, s.conns[0]), StartupS: s.startup.Seconds()}
+		Nodes: nodesOf(s.topo.Nodes(), s.products), Representative: s.topo.Representative(),
+		ServerVersion: s.product(), StartupS: s.startup.Seconds()}
 }
 
 // step runs the cell c and adds it to the record. An error (the witness
@@ -248,7 +258,7 @@ func (r *running) step(ctx context.Context, c plannedCell) error {
 	n := c.spec.Clients
 	live := &workloads.Live{}
 	if r.opts.OnCell != nil {
-		r.opts.OnCell(CellStart{Index: c.index, Total: c.total, Variant: c.variant, Clients: n, Repetition: c.repetition, Repeat: r.p.Repeat, Live: live})
+		r.opts.OnCell(CellStart{Index: c.index, Total: c.total, Variant: c.variant, Clients: n, Repetition: c.repetition, Repeat: r.p.Repeat, Server: c.server, Live: live})
 	}
 	cell, err := r.measure(ctx, c, live)
 	if err != nil {
@@ -259,7 +269,7 @@ func (r *running) step(ctx context.Context, c plannedCell) error {
 		// shard's cost.
 		cell.Server = nil
 	}
-	cell.Topology, cell.Repetition = r.rec.Topology.Name, c.repetition
+	cell.Topology, cell.Repetition, cell.Product = r.rec.Topology.Name, c.repetition, r.s.product()
 	r.rec.Cells = append(r.rec.Cells, cell)
 	// A server the plan's faults took down was meant to go.
 	if err := r.s.answering(ctx); err != nil && r.rec.Failure == "" && !r.nodeFaults {
@@ -272,8 +282,8 @@ func (r *running) step(ctx context.Context, c plannedCell) error {
 // with its oracle in memory or in the witness.
 func (r *running) measure(ctx context.Context, c plannedCell, live *workloads.Live) (record.Cell, error) {
 	p, n := r.p, c.spec.Clients
-	if len(p.Faults) > 0 && c.index > 0 {
-		if err := r.reopen(ctx); err != nil {
+	if c.server != r.s.server || len(p.Faults) > 0 && c.index > 0 {
+		if err := r.reopen(ctx, c.server); err != nil {
 			return record.Cell{Variant: c.variant, Client: p.Client, Clients: n, Error: err.Error()}, nil
 		}
 	}
@@ -291,16 +301,17 @@ func (r *running) measure(ctx context.Context, c plannedCell, live *workloads.Li
 	return cell, nil
 }
 
-// reopen replaces the session with a fresh one; when that fails, with one
-// that has nothing to close.
-func (r *running) reopen(ctx context.Context) error {
+// reopen replaces the session with a fresh one on server; when that
+// fails, with one that has nothing to close.
+func (r *running) reopen(ctx context.Context, server string) error {
 	r.s.close(ctx, r.p.Client, r.cleanupPrefix)
-	s, err := openSession(ctx, r.p)
+	s, err := openSession(ctx, r.p, server)
 	if err != nil {
-		r.s = &session{} // nothing to close
+		r.s = &session{server: server} // nothing to close
 		return err
 	}
 	r.s = s
+	r.noteServer(s)
 	return nil
 }
 
@@ -456,10 +467,4 @@ func DeleteKeys(ctx context.Context, conn variants.Conn, prefix string) (int64, 
 		return nil
 	})
 	return deleted, err
-}
-
-// serverVersion asks the server its version; "" when it will not say.
-func serverVersion(ctx context.Context, conn variants.Conn) string {
-	v, _ := infoField(ctx, conn, "server", "redis_version")
-	return v
 }

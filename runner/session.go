@@ -25,6 +25,11 @@ type session struct {
 	conns   []clients.Client   // the first group's
 	groups  [][]clients.Client // by client group (plan.ClientGroupNames)
 	startup time.Duration
+	// server is the server binary the session's local topology runs on
+	// (plan.Plan.Servers), "" for the topology's own; products are its
+	// nodes' servers and versions, in the order of topo.Nodes().
+	server   string
+	products []string
 }
 
 // maxPoolSize bounds PoolSize: Redis refuses connections past its
@@ -41,13 +46,17 @@ const maxPoolSize = 2000
 // connections (clients.Options.PoolSize).
 func PoolSize(clients int) int { return min(2*clients+8, maxPoolSize) }
 
-// openSession opens the plan's topology, with proxies on its links when
-// the plan has network faults, and connects its clients, each client group
-// on connections of its own.
-func openSession(ctx context.Context, p plan.Plan) (*session, error) {
+// openSession opens the plan's topology on server (see plan.Plan.Servers;
+// "" for its own), with proxies on its links when the plan has network
+// faults, connects its clients, each client group on connections of its
+// own, and asks its nodes which server they are.
+func openSession(ctx context.Context, p plan.Plan, server string) (*session, error) {
 	began := time.Now()
 	spec := p.Topology
-	s := &session{}
+	if server != "" {
+		spec.RedisServer = server
+	}
+	s := &session{server: server}
 	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNetwork() }) {
 		s.net = faults.NewNetwork(p.ClientGroupNames())
 		spec.Proxies = s.net
@@ -68,6 +77,7 @@ func openSession(ctx context.Context, p plan.Plan) (*session, error) {
 	}
 	s.conns = s.groups[0]
 	s.startup = time.Since(began)
+	s.products, _ = topologies.Products(ctx, topo.Nodes()) // "" for a node that does not say
 	return s, nil
 }
 

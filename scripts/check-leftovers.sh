@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Fails when a process that lockbench or its tests started is still running:
-# a redis-server (or sentinel), which runs in a lockbench-redis-* directory,
+# a redis-server or valkey-server (or sentinel), which runs in a lockbench-redis-* directory,
 # or a lock driver (or a child of one), whose environment holds
 # LOCKBENCH_DRIVER=<name> (package driver sets it; docs/drivers.md).
 set -u
 left=()
-for pid in $(pgrep -f 'redis-(server|sentinel)' 2>/dev/null); do
+for pid in $(pgrep -f '(redis|valkey)-(server|sentinel)' 2>/dev/null); do
   cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null) || continue
   case "$cwd" in
     *lockbench-redis-*) left+=("$pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) (in $cwd)") ;;

@@ -38,7 +38,7 @@ func leftoverServers(grace time.Duration) []string {
 }
 
 // redisChildren reads /proc for children of this process named
-// redis-server that are not zombies. Without /proc there is nothing to
+// redis-server or valkey-server that are not zombies. Without /proc there is nothing to
 // check.
 func redisChildren() []string {
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
@@ -57,7 +57,7 @@ func redisChildren() []string {
 		comm := stat[open+1 : closing]
 		// After the name: state, ppid, ...
 		fields := strings.Fields(stat[closing+1:])
-		if len(fields) < 2 || comm != "redis-server" || fields[0] == "Z" {
+		if len(fields) < 2 || (comm != "redis-server" && comm != "valkey-server") || fields[0] == "Z" {
 			continue
 		}
 		if ppid, _ := strconv.Atoi(fields[1]); ppid == self {

@@ -88,16 +88,8 @@ func (p *process) exited() bool {
 	}
 }
 
-func redisServerPath(bin string) (string, error) {
-	if bin == "" {
-		bin = "redis-server"
-	}
-	path, err := exec.LookPath(bin)
-	if err != nil {
-		return "", fmt.Errorf("%w (install it: apt-get install -y redis-server on Debian/Ubuntu, brew install redis on macOS)", ErrNoRedisServer)
-	}
-	return path, nil
-}
+// redisServerPath is the binary of the server bin names (see ServerBinary).
+func redisServerPath(bin string) (string, error) { return ServerBinary(bin) }
 
 // freePort asks the kernel for a free loopback port.
 func freePort() (int, error) {

@@ -35,7 +35,8 @@ type Spec struct {
 	// environment or a file, never from a flag value, and is never
 	// written: not to records, messages or the process list.
 	Password string `json:"-"`
-	// RedisServer is the redis-server binary of local topologies. Default:
+	// RedisServer is the server binary of local topologies: redis,
+	// valkey, or a binary's path (see ServerBinary). Default: redis-server
 	// from PATH.
 	RedisServer string `json:"-"`
 	// Detached starts a local topology's nodes in their own session and

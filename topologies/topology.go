@@ -13,7 +13,8 @@ import (
 var (
 	// ErrBadSpec: the topology name, a parameter or a target is malformed.
 	ErrBadSpec = errors.New("bad topology")
-	// ErrNoRedisServer: the local topologies need redis-server on PATH.
+	// ErrNoRedisServer: the local topologies need redis-server on PATH,
+	// or the server binary Spec.RedisServer names (see ServerBinary).
 	ErrNoRedisServer = errors.New("redis-server not found on PATH")
 	// ErrStart: a local node did not start.
 	ErrStart = errors.New("redis-server did not start")

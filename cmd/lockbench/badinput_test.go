@@ -145,6 +145,15 @@ func TestBadFiles(t *testing.T) {
 		{"client groups twice", []string{"run", "--client-groups", "a,a"}, []string{"--client-groups", "each name once"}},
 		{"client groups more than clients", []string{"run", "--client-groups", "a,b,c", "--clients", "2"}, []string{"--client-groups", "3 client groups need at least 3 clients"}},
 
+		// Servers.
+		{"server no such binary", []string{"run", "--server", "/no/such/binary"}, []string{"--server", "/no/such/binary", "no such server binary", "install"}},
+		{"servers unknown name", []string{"run", "--servers", "redis,keydb-server-9"}, []string{"--servers", "keydb-server-9", "install"}},
+		{"servers twice", []string{"run", "--servers", "redis,redis"}, []string{"--servers", "redis given twice"}},
+		{"server on a target", []string{"run", "--server", "redis", "--target", "redis://127.0.0.1:1"}, []string{"--server", "target is not one"}},
+		{"sweep servers", []string{"sweep", "--servers", "redis,valkey"}, []string{"--servers", "not for sweep", "--server"}},
+		{"sweep server no such binary", []string{"sweep", "--server", "/no/such/binary"}, []string{"--server", "/no/such/binary"}},
+		{"findings servers no such binary", []string{"findings", "--servers", "redis,/no/such/binary", "--out", "@/findings.md"}, []string{"--servers", "/no/such/binary"}},
+
 		// URLs.
 		{"target unknown scheme", []string{"run", "--target", "memcached://127.0.0.1:11211"}, []string{"--target", "redis://"}},
 		{"target port out of range", []string{"run", "--target", "redis://127.0.0.1:99999"}, []string{"--target", "bad port"}},

@@ -20,6 +20,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.DurationVar(&o.Duration, "duration", o.Duration, "measured time of each lockbench run and bare loop")
 	fs.DurationVar(&o.Warmup, "warmup", o.Warmup, "warm-up before each lockbench run and bare loop, not measured")
 	fs.IntVar(&o.Pairs, "pairs", o.Pairs, "`N` turns of redis-benchmark, then lockbench; the figures are their medians")
+	fs.StringVar(&o.Server, "server", o.Server, "the `SERVER` to calibrate on: redis or valkey (against valkey-benchmark), or a server binary's path (default redis)")
 	fs.StringVar(&o.Client, "client", o.Client, "client `LIBRARY` of lockbench: "+strings.Join(clients.Names, ", ")+" or "+calibrate.BothClients)
 	if help, err := parse(fs, args); help || err != nil {
 		return err

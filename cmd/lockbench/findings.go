@@ -25,13 +25,17 @@ func runFindings(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	only := fs.StringSlice("scenarios", nil, "run only these scenarios, comma-separated `NAMES` (default: all)")
 	drivers := fs.StringSlice("variants", nil, "library drivers, drv:`NAMES` comma-separated, to run beside each scenario's designs where they apply (default: none)")
 	dir := fs.String("drivers", "", "the `DIR` of the drivers' folders (default: $LOCKBENCH_DRIVERS, ./drivers, or the one beside lockbench)")
+	servers := fs.StringSlice("servers", nil, "run every scenario on each of these `SERVERS`: redis,valkey (redis, valkey or a server binary's path; default: redis-server)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
 	if err := outputs.CheckFile("--out", *out); err != nil { // before the scenarios run
 		return err
 	}
-	findings, err := runner.Findings(ctx, runner.FindingsOptions{Only: *only, Drivers: *drivers, DriversDir: *dir,
+	if err := plan.CheckServers("--servers", *servers); err != nil {
+		return usageError{err}
+	}
+	findings, err := runner.Findings(ctx, runner.FindingsOptions{Only: *only, Drivers: *drivers, DriversDir: *dir, Servers: *servers,
 		OnScenario: func(s plan.Scenario, drivers []string) {
 			fmt.Fprintf(stderr, "lockbench: findings: %s (%s)\n", s.Name, strings.Join(append(slices.Clone(s.Variants), drivers...), ", "))
 		}})

@@ -245,6 +245,9 @@ func execute(ctx context.Context, p plan.Plan, o runOptions, stdout, stderr io.W
 			if c.Repeat > 1 {
 				rep = fmt.Sprintf(", repetition %d/%d", c.Repetition, c.Repeat)
 			}
+			if c.Server != "" {
+				rep += ", on " + c.Server
+			}
 			lv.Cell(progressCell(c), fmt.Sprintf("lockbench: [%d/%d] %s, %d clients%s", c.Index+1, c.Total, c.Variant, c.Clients, rep))
 		},
 	}

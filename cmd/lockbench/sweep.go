@@ -47,6 +47,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, refused := range []struct{ flag, instead string }{
 		{"repeat", "a sweep runs each step once"}, {"check", "give the thresholds with --slo"},
 		{"rate", "give the steps with --rates"}, {"stages", "give the steps with --rates"},
+		{"servers", "a sweep steps one server: give it with --server, and sweep each server apart"},
 	} {
 		if fs.Changed(refused.flag) {
 			return usagef("--%s: not for sweep: %s", refused.flag, refused.instead)

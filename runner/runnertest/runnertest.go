@@ -35,7 +35,7 @@ func RunOn(t *testing.T, topo topologies.Spec, p plan.Plan) *record.Record {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if want := p.WithDefaults().Repeat * len(p.Variants) * len(p.Clients); len(rec.Cells) != want {
+	if want := p.WithDefaults().Repeat * max(len(p.Servers), 1) * len(p.Variants) * len(p.Clients); len(rec.Cells) != want {
 		t.Fatalf("got %d cells, want %d", len(rec.Cells), want)
 	}
 	for _, c := range rec.Cells {

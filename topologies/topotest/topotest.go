@@ -16,9 +16,17 @@ import (
 // for the test and stops it when the test ends.
 func Start(tb testing.TB, name string) *topologies.Local {
 	tb.Helper()
-	l, err := topologies.StartLocal(context.Background(), topologies.Spec{Name: name})
+	return StartOn(tb, name, "")
+}
+
+// StartOn starts the local topology called name on the server binary
+// server (redis, valkey or a path: topologies.ServerBinary; "" is
+// redis-server) for the test and stops it when the test ends.
+func StartOn(tb testing.TB, name, server string) *topologies.Local {
+	tb.Helper()
+	l, err := topologies.StartLocal(context.Background(), topologies.Spec{Name: name, RedisServer: server})
 	if errors.Is(err, topologies.ErrNoRedisServer) {
-		tb.Fatalf("this test needs a real redis-server: %v (or run `make test`, which installs it)", err)
+		tb.Fatalf("this test needs a real server: %v (or run `make test`, which installs it)", err)
 	}
 	if err != nil {
 		tb.Fatalf("start %s: %v", name, err)
@@ -49,5 +57,14 @@ func Faulted(tb testing.TB) {
 	tb.Helper()
 	if testing.Short() {
 		tb.Skip("faults the servers it starts: skipped under -short (make test runs it)")
+	}
+}
+
+// NeedServer fails the test, saying what to install, unless the server
+// binary server names (redis, valkey or a path) is there.
+func NeedServer(tb testing.TB, server string) {
+	tb.Helper()
+	if _, err := topologies.ServerBinary(server); err != nil {
+		tb.Fatalf("this test needs %s: %v (or run `make test`, which installs it)", server, err)
 	}
 }

@@ -1,0 +1,71 @@
+package faultsuite_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
+)
+
+// The fault scenarios reproduce their predicted outcome on Valkey as on
+// Redis: a failover through Sentinel and one through the cluster after a
+// cut link, a split brain behind the proxies, a server's clock jump and a
+// Redlock master's (the clock shim in valkey-server) each let a second
+// holder in, and every check the scenario predicts holds; the baseline
+// has no violation. Each runs at once beside the others, on a topology of
+// its own, at the scenario's length (baseline's shortened).
+func TestScenariosOnValkey(t *testing.T) {
+	topotest.Faulted(t)
+	topotest.NeedServer(t, topologies.ServerValkey)
+	second := time.Second
+	for _, tc := range []struct {
+		scenario string
+		variants []string
+		duration *time.Duration // nil: the scenario's
+		overlaps bool           // a second holder is predicted
+	}{
+		{"baseline", []string{"set-nx-ex", "lua-release"}, &second, false},
+		{"sentinel-failover", []string{"lua-release"}, nil, true},
+		{"cluster-failover", []string{"lua-release"}, nil, true},
+		{"split-brain", []string{"lua-release"}, nil, true},
+		{"server-clock-jump", []string{"lua-release"}, nil, true},
+		{"redlock-clock-jump", []string{"redlock"}, nil, true},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			t.Parallel()
+			s, err := plan.LookupScenario(tc.scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := scenarioPlan(t, tc.scenario, plan.Overrides{Variants: tc.variants, Duration: tc.duration, Servers: []string{topologies.ServerValkey}})
+			rec := runPlanOn(t, p.Topology, p)
+			for _, c := range rec.Cells {
+				if !strings.HasPrefix(c.Product, "valkey ") {
+					t.Errorf("%s ran on %q; want valkey", c.Variant, c.Product)
+				}
+				if tc.overlaps != (c.Violations.Overlaps > 0) {
+					t.Errorf("%s: %d overlaps; want a second holder: %v (events %+v)", c.Variant, c.Violations.Overlaps, tc.overlaps, c.Faults)
+				}
+				if !tc.overlaps && (c.Violations.LostUpdates > 0 || c.Violations.StaleReleases > 0) {
+					t.Errorf("%s: violations %+v; want none", c.Variant, c.Violations)
+				}
+				for _, cond := range s.Expect[c.Variant] {
+					if ok, err := record.Check(cond, &c); !ok || err != nil {
+						t.Errorf("%s: %s does not hold (%v): violations %+v", c.Variant, cond, err, c.Violations)
+					}
+				}
+				for _, e := range c.Faults {
+					if e.Error != "" {
+						t.Errorf("%s: fault event %+v failed", c.Variant, e)
+					}
+				}
+				t.Logf("%s on %s: %d acquisitions, %d overlaps, %d lost updates, %d leases lost; %d fault events",
+					c.Variant, c.Product, c.Acquisitions, c.Violations.Overlaps, c.Violations.LostUpdates, c.Violations.LeaseLost, len(c.Faults))
+			}
+		})
+	}
+}
