@@ -102,7 +102,7 @@ func TestReadmeRunLinesParse(t *testing.T) {
 	// library drivers' folders as they are (their runtimes need only be
 	// on PATH for a plan to accept them).
 	drivers := drivertest.DriversDir(t)
-	for _, folder := range []string{"redis-py", "node-redlock", "sesame-redlock", "redis-py-8", "python-redis-lock", "pottery-redlock"} {
+	for _, folder := range []string{"redis-py", "node-redlock", "sesame-redlock", "redis-py-8", "python-redis-lock", "pottery-redlock", "redisson"} {
 		abs, err := filepath.Abs(filepath.Join("../../drivers", folder))
 		if err == nil {
 			err = os.Symlink(abs, filepath.Join(drivers, folder))
