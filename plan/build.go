@@ -53,6 +53,10 @@ type Overrides struct {
 	Drivers     []string
 	DriversDir  string
 	DriverProcs *int // --driver-procs; default DefaultDriverProcs
+	// NodeCPU holds each data node of a local topology to that share of
+	// a core (--node-cpu; the topology's cpu parameter). nil: the
+	// topology's own, none by default.
+	NodeCPU *float64
 }
 
 // A SettingError is a bad setting given to Build, named by its run flag
@@ -102,6 +106,7 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 		AllowDestructive: o.AllowDestructive,
 		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, 0, 0), // 0: DefaultDriverProcs
 	}
+	p.Topology = b.nodeCPU(p.Topology, o.NodeCPU)
 	b.check(p)
 	p.Drivers = b.drivers(p, o.DriversDir, o.Drivers)
 	if b.err != nil {

@@ -39,6 +39,7 @@ type Flags struct {
 	destructive    bool
 	drivers        []string
 	driverProcs    int
+	nodeCPU        float64
 }
 
 // Register defines the flags on fs.
@@ -70,6 +71,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.clientGroups, "client-groups", nil, "split the clients evenly into named `GROUPS`, each on connections of its own: a,b makes clients-a and clients-b, "+
 		"which network faults' sides name: --fault 'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s'")
 	fs.StringArrayVar(&f.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
+	fs.Float64Var(&f.nodeCPU, "node-cpu", 0, "hold each data node of a local topology to this `SHARE` of one core, in (0, 1], through a cgroup (as its cpu parameter: --topology 'local:cluster?cpu=0.15'), so that Redis, not the machine, is the limit")
 	fs.IntVar(&f.repeat, "repeat", DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
 }
 
@@ -97,6 +99,7 @@ func (f *Flags) Overrides(changed func(flag string) bool) Overrides {
 
 		Ops: f.ops, Rate: f.rate, Stages: f.stages, WaitStrict: f.waitStrict, AllowDestructive: f.destructive,
 		Drivers: f.drivers, DriverProcs: given(changed, "driver-procs", f.driverProcs),
+		NodeCPU: given(changed, "node-cpu", f.nodeCPU),
 	}
 	if changed("client") {
 		ov.Client = f.client

@@ -207,3 +207,16 @@ func newServerCost(cost metrics.ServerCost, acquisitions int64) *record.ServerCo
 	s.Relate(acquisitions)
 	return s
 }
+
+// cpuBudgetOf is the CPU budget the topology holds its nodes to, nil for
+// none (and for every topology lockbench did not start).
+func cpuBudgetOf(t topologies.Topology) *record.CPUBudget {
+	b, ok := t.(interface{ CPUBudget() (float64, string) })
+	if !ok {
+		return nil
+	}
+	if share, mechanism := b.CPUBudget(); share > 0 {
+		return &record.CPUBudget{Share: share, Mechanism: mechanism}
+	}
+	return nil
+}
