@@ -42,7 +42,7 @@ const parentName = "lockbench"
 
 // period is the scheduling period of a quota: the share is enforced over
 // every 100 ms.
-const period = 100 * time.Millisecond
+const period = 10 * time.Millisecond
 
 // removeWait bounds how long Group.Remove waits for the group's last
 // process to leave it (an exited process leaves once reaped).
