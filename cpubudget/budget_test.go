@@ -35,9 +35,9 @@ func TestGroupHoldsAndGoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	quota := "cpu.cfs_quota_us"
-	want := "25000"
+	want := "2500"
 	if b.Mechanism() == cpubudget.MechanismV2 {
-		quota, want = "cpu.max", "25000 100000"
+		quota, want = "cpu.max", "2500 10000"
 	}
 	if got, _ := os.ReadFile(filepath.Join(g.Path(), quota)); strings.TrimSpace(string(got)) != want {
 		t.Errorf("%s: %q, want %q", quota, got, want)

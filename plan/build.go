@@ -57,6 +57,9 @@ type Overrides struct {
 	// a core (--node-cpu; the topology's cpu parameter). nil: the
 	// topology's own, none by default.
 	NodeCPU *float64
+	// KeyDist is how lock names are picked (--key-dist:
+	// workloads.ParseKeyDist); "" uniform.
+	KeyDist string
 }
 
 // A SettingError is a bad setting given to Build, named by its run flag
@@ -242,6 +245,7 @@ func (b *builder) workload(s *Scenario, o Overrides) workloads.Spec {
 		duration = 0 // until the ops are done
 	}
 	w.Duration = b.duration("--duration", o.Duration, s.Duration, duration)
+	w.KeyDist = b.keyDist(o.KeyDist)
 	var err error
 	if o.Rate != "" {
 		w.Rate, w.Arrivals, err = workloads.ParseRate(o.Rate)

@@ -1,6 +1,9 @@
 package plan
 
-import "github.com/lockbench/lockbench/topologies"
+import (
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/workloads"
+)
 
 // nodeCPU gives the topology the CPU budget of --node-cpu, when given.
 func (b *builder) nodeCPU(t topologies.Spec, share *float64) topologies.Spec {
@@ -17,4 +20,11 @@ func (b *builder) nodeCPU(t topologies.Spec, share *float64) topologies.Spec {
 	}
 	b.fail("--node-cpu", "want a share of one core in (0, 1], such as 0.15 (got %v)", *share)
 	return t
+}
+
+// keyDist parses --key-dist; "" is uniform.
+func (b *builder) keyDist(text string) workloads.KeyDist {
+	d, err := workloads.ParseKeyDist(text)
+	b.failOn("--key-dist", err)
+	return d
 }

@@ -40,6 +40,7 @@ type Flags struct {
 	drivers        []string
 	driverProcs    int
 	nodeCPU        float64
+	keyDist        string
 }
 
 // Register defines the flags on fs.
@@ -72,6 +73,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 		"which network faults' sides name: --fault 'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s'")
 	fs.StringArrayVar(&f.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
 	fs.Float64Var(&f.nodeCPU, "node-cpu", 0, "hold each data node of a local topology to this `SHARE` of one core, in (0, 1], through a cgroup (as its cpu parameter: --topology 'local:cluster?cpu=0.15'), so that Redis, not the machine, is the limit")
+	fs.StringVar(&f.keyDist, "key-dist", "uniform", "how each acquisition picks its lock name among --keys, a `DIST`: uniform, zipf:S (Zipf's law of exponent S: a few hot names) or hot:F (a fraction F on one name)")
 	fs.IntVar(&f.repeat, "repeat", DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
 }
 
@@ -99,7 +101,7 @@ func (f *Flags) Overrides(changed func(flag string) bool) Overrides {
 
 		Ops: f.ops, Rate: f.rate, Stages: f.stages, WaitStrict: f.waitStrict, AllowDestructive: f.destructive,
 		Drivers: f.drivers, DriverProcs: given(changed, "driver-procs", f.driverProcs),
-		NodeCPU: given(changed, "node-cpu", f.nodeCPU),
+		NodeCPU: given(changed, "node-cpu", f.nodeCPU), KeyDist: f.keyDist,
 	}
 	if changed("client") {
 		ov.Client = f.client

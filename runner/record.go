@@ -36,6 +36,9 @@ func configOf(p plan.Plan) record.RunConfig {
 		TTL: p.TTL, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit,
 		ClientGroups: p.ClientGroups, Scenario: p.Scenario, Repeat: p.Repeat, Fence: p.Fence, WaitStrict: p.WaitStrict, AllowDestructive: p.AllowDestructive,
 	}
+	if !w.KeyDist.IsUniform() {
+		c.Workload.KeyDist = w.KeyDist.String()
+	}
 	if !p.Retry.IsZero() {
 		c.Retry = p.Retry.String()
 	}
