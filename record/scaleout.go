@@ -40,16 +40,13 @@ type ScaleOutRow struct {
 	BusiestShare float64 `json:"busiest_master_share,omitempty"`
 	// Efficiency is ThroughputPerS over Nodes × the one-node throughput.
 	Efficiency float64 `json:"efficiency,omitempty"`
-	// PlanCPUMicrosPerAcq is the Redis CPU per acquisition the prediction
-	// takes: the one-node steps' at the clients the busiest node serves
-	// here (Clients × BusiestShare), interpolated between the steps: the
-	// cost falls as a node's clients rise, since the client pipelines the
-	// commands of concurrent clients into fewer reads.
-	PlanCPUMicrosPerAcq float64 `json:"plan_cpu_us_per_acquisition,omitempty"`
-	// PredictedPerS is the plan's throughput for this many nodes: what the
-	// busiest node serves at NodeShare of a core and PlanCPUMicrosPerAcq,
-	// over its share (Nodes × that when names spread evenly), the busiest
-	// node being the limit; Ratio is measured over predicted.
+	// PredictedPerS is the plan's throughput for this many nodes: what one
+	// node serves (ScaleOut.PerNode, from the one-node best step's cost)
+	// over the busiest master's share (Nodes × PerNode when names spread
+	// evenly), the busiest node being the limit; Ratio is measured over
+	// predicted. The cost holds where each node serves as many clients as
+	// the one-node best step or more: fewer clients per node cost more
+	// per acquisition (fewer commands per read).
 	PredictedPerS float64 `json:"predicted_per_s,omitempty"`
 	Ratio         float64 `json:"ratio,omitempty"`
 }
@@ -59,7 +56,6 @@ type ScaleOutRow struct {
 // budget of the nodes (0: none; then maxUtilization of a core).
 func AnalyzeScaleOut(variants []SweepVariant, budget, maxUtilization float64) []ScaleOut {
 	var out []ScaleOut
-	var one [][]SweepPoint // per variant: the one-node steps with their cost, which the predictions interpolate
 	index := map[string]int{}
 	for _, v := range variants {
 		i, seen := index[v.Variant]
@@ -71,14 +67,6 @@ func AnalyzeScaleOut(variants []SweepVariant, budget, maxUtilization float64) []
 				s.NodeShare = maxUtilization
 			}
 			out = append(out, s)
-			one = append(one, nil)
-		}
-		if v.Masters == 1 {
-			for _, p := range v.Points {
-				if p.Error == "" && p.CPUMicrosPerAcquisition > 0 {
-					one[i] = append(one[i], p)
-				}
-			}
 		}
 		row := ScaleOutRow{Nodes: v.Masters}
 		if v.Best >= 0 {
@@ -88,14 +76,14 @@ func AnalyzeScaleOut(variants []SweepVariant, budget, maxUtilization float64) []
 		out[i].Rows = append(out[i].Rows, row)
 	}
 	for i := range out {
-		out[i].predict(one[i])
+		out[i].predict()
 	}
 	return out
 }
 
 // predict fills in the per-node plan from the one-node row and each row's
 // prediction, ratio and efficiency.
-func (s *ScaleOut) predict(steps []SweepPoint) {
+func (s *ScaleOut) predict() {
 	var one *ScaleOutRow
 	for i := range s.Rows {
 		if s.Rows[i].Nodes == 1 {
@@ -123,31 +111,10 @@ func (s *ScaleOut) predict(steps []SweepPoint) {
 			share = 1 / float64(r.Nodes)
 		}
 		if s.PerNode > 0 {
-			r.PlanCPUMicrosPerAcq = costAt(steps, float64(r.Clients)*share, s.CPUMicrosPerAcq)
-			r.PredictedPerS = s.NodeShare * 1e6 / r.PlanCPUMicrosPerAcq / share
+			r.PredictedPerS = s.PerNode / share
 			r.Ratio = r.ThroughputPerS / r.PredictedPerS
 		}
 	}
-}
-
-// costAt is the one-node steps' Redis CPU per acquisition at clients,
-// linear in log2(clients) between the two steps around it, the nearest
-// step's beyond them; best without steps.
-func costAt(one []SweepPoint, clients, best float64) float64 {
-	switch {
-	case len(one) == 0:
-		return best
-	case clients <= float64(one[0].Clients):
-		return one[0].CPUMicrosPerAcquisition
-	}
-	for i := 1; i < len(one); i++ {
-		lo, hi := one[i-1], one[i]
-		if clients <= float64(hi.Clients) {
-			f := (math.Log2(clients) - math.Log2(float64(lo.Clients))) / (math.Log2(float64(hi.Clients)) - math.Log2(float64(lo.Clients)))
-			return lo.CPUMicrosPerAcquisition + f*(hi.CPUMicrosPerAcquisition-lo.CPUMicrosPerAcquisition)
-		}
-	}
-	return one[len(one)-1].CPUMicrosPerAcquisition
 }
 
 // Lines are the scale-out's conclusions in words.
@@ -159,9 +126,8 @@ func (s ScaleOut) Lines() []string {
 	if !s.Budgeted {
 		core = fmt.Sprintf("%.0f%% of a core per node (no budget: --max-cpu)", 100*s.NodeShare)
 	}
-	lines := []string{fmt.Sprintf("plan from the one-node steps: %.1f µs Redis CPU per acquisition at the best → %.0f acq/s per node at %s; "+
-		"for N nodes, what the busiest master serves at the one-node cost of its clients (clients × its share), over its share (N × it when names spread evenly)",
-		s.CPUMicrosPerAcq, s.PerNode, core)}
+	lines := []string{fmt.Sprintf("plan from the one-node best step: %.1f µs Redis CPU per acquisition → %.0f acq/s per node at %s; "+
+		"for N nodes, that over the busiest master's share (N × it when names spread evenly)", s.CPUMicrosPerAcq, s.PerNode, core)}
 	var parts []string
 	for _, r := range s.Rows {
 		if r.Nodes > 1 && r.Ratio > 0 {
