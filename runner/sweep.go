@@ -111,7 +111,8 @@ type SweepOptions struct {
 	// the record's scale-out: the plan's prediction from the one-node step
 	// beside what each size measured.
 	Nodes []int
-	// OnStep, when set, is called before each step.
+	// OnStep, when set, is called before each step; with Nodes, step
+	// counts on over the node counts and label names the nodes.
 	OnStep func(variant string, step int, label string)
 }
 
@@ -161,7 +162,11 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*rec
 		for i, top := range tops {
 			at := p
 			at.Topology = top
-			v, err := sweepVariant(ctx, at, variant, by, steps, o, opts, keep)
+			named := o
+			if len(o.Nodes) > 0 {
+				named.OnStep = nodesOnStep(o.OnStep, o.Nodes[i], i*steps)
+			}
+			v, err := sweepVariant(ctx, at, variant, by, steps, named, opts, keep)
 			if err != nil {
 				return nil, err
 			}

@@ -46,3 +46,15 @@ func checkNodes(nodes []int) error {
 	}
 	return nil
 }
+
+// nodesOnStep is onStep (nil for none) for the steps on a cluster of
+// nodes masters: their index after those of the smaller clusters, their
+// label naming the nodes.
+func nodesOnStep(onStep func(variant string, step int, label string), nodes, first int) func(string, int, string) {
+	if onStep == nil {
+		return nil
+	}
+	return func(variant string, step int, label string) {
+		onStep(variant, first+step, strconv.Itoa(nodes)+" node(s), "+label)
+	}
+}

@@ -81,7 +81,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer lv.Stop()
 	// Each step is a run of one cell: the progress counts the steps of
 	// every variant, the most the sweep can run.
-	steps, index := max(len(opts.Clients), len(opts.Rates)), 0
+	steps, index := max(len(opts.Clients), len(opts.Rates))*max(1, len(opts.Nodes)), 0
 	opts.OnStep = func(variant string, step int, label string) {
 		index = slices.Index(p.Variants, variant)*steps + step
 		lv.Println(fmt.Sprintf("lockbench: sweep %s, step %d: %s", variant, step+1, label))
