@@ -38,6 +38,9 @@ type ScaleOutRow struct {
 	// BusiestShare is the busiest master's share of the lock commands at
 	// the best step (1 on one node).
 	BusiestShare float64 `json:"busiest_master_share,omitempty"`
+	// MasterCores is the most CPU one master used at the best step, in
+	// cores: below the node's share, the servers were not the limit.
+	MasterCores float64 `json:"master_cores,omitempty"`
 	// Efficiency is ThroughputPerS over Nodes × the one-node throughput.
 	Efficiency float64 `json:"efficiency,omitempty"`
 	// PredictedPerS is the plan's throughput for this many nodes: what one
@@ -71,7 +74,7 @@ func AnalyzeScaleOut(variants []SweepVariant, budget, maxUtilization float64) []
 		row := ScaleOutRow{Nodes: v.Masters}
 		if v.Best >= 0 {
 			b := v.Points[v.Best]
-			row.Clients, row.ThroughputPerS, row.CPUMicrosPerAcq, row.BusiestShare = b.Clients, b.ThroughputPerS, b.CPUMicrosPerAcquisition, b.BusiestShare
+			row.Clients, row.ThroughputPerS, row.CPUMicrosPerAcq, row.BusiestShare, row.MasterCores = b.Clients, b.ThroughputPerS, b.CPUMicrosPerAcquisition, b.BusiestShare, b.MasterCores
 		}
 		out[i].Rows = append(out[i].Rows, row)
 	}
@@ -137,7 +140,32 @@ func (s ScaleOut) Lines() []string {
 	if len(parts) > 0 {
 		lines = append(lines, "measured/predicted: "+strings.Join(parts, ", "))
 	}
+	var short []string
+	for _, r := range s.Rows {
+		if s.Budgeted && r.MasterCores > 0 && r.MasterCores < 0.9*s.NodeShare {
+			short = append(short, fmt.Sprintf("%d node(s): %.3f of its %.2f", r.Nodes, r.MasterCores, s.NodeShare))
+		}
+	}
+	if len(short) > 0 {
+		lines = append(lines, "the servers were not the limit where the busiest master used under 90% of its budget ("+strings.Join(short, "; ")+
+			"): the load generator or the machine was, and the ratio there measures them, not the plan")
+	}
 	return lines
+}
+
+// masterCores is the most CPU time one master spent over the cell's
+// elapsed time, in cores; 0 when unknown.
+func masterCores(c *Cell) float64 {
+	if c.Server == nil || c.ElapsedS <= 0 {
+		return 0
+	}
+	most := 0.0
+	for _, n := range c.Server.Nodes {
+		if n.Role == "master" {
+			most = max(most, n.CPUSeconds/c.ElapsedS)
+		}
+	}
+	return most
 }
 
 // busiestMaster returns how many masters ran a cell's commands and the

@@ -98,6 +98,10 @@ type SweepPoint struct {
 	// counters); 0 when unknown.
 	Masters      int     `json:"masters,omitempty"`
 	BusiestShare float64 `json:"busiest_master_share,omitempty"`
+	// MasterCores is the most CPU one master used over the cell, in
+	// cores (its INFO CPU time over the cell's elapsed time): with a CPU
+	// budget it says whether the servers were the limit; 0 unknown.
+	MasterCores float64 `json:"master_cores,omitempty"`
 }
 
 // Within reports whether the step ran and met the SLO.
@@ -109,6 +113,7 @@ func NewSweepPoint(c *Cell, slo []Threshold) SweepPoint {
 		AcquireP99US: c.AcquireLatencyUS.P99, CPUMicrosPerAcquisition: ServerValue(c, func(s *ServerCost) float64 { return s.CPUMicrosPerAcquisition }),
 		Error: c.Error}
 	p.Masters, p.BusiestShare = busiestMaster(c.Server)
+	p.MasterCores = masterCores(c)
 	if c.Error != "" {
 		return p
 	}
