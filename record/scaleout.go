@@ -52,6 +52,15 @@ type ScaleOutRow struct {
 	// per acquisition (fewer commands per read).
 	PredictedPerS float64 `json:"predicted_per_s,omitempty"`
 	Ratio         float64 `json:"ratio,omitempty"`
+	// MatchedCPUMicrosPerAcq is the one-node steps' Redis CPU per
+	// acquisition at the clients the busiest master serves here (Clients ×
+	// BusiestShare), interpolated in log2(clients) between the steps;
+	// MatchedPredictedPerS the prediction at that cost, and MatchedRatio
+	// measured over it: the plan's model with the cost of the same load
+	// per node.
+	MatchedCPUMicrosPerAcq float64 `json:"matched_cpu_us_per_acquisition,omitempty"`
+	MatchedPredictedPerS   float64 `json:"matched_predicted_per_s,omitempty"`
+	MatchedRatio           float64 `json:"matched_ratio,omitempty"`
 }
 
 // AnalyzeScaleOut builds the scale-out of each variant from the variants
@@ -59,6 +68,7 @@ type ScaleOutRow struct {
 // budget of the nodes (0: none; then maxUtilization of a core).
 func AnalyzeScaleOut(variants []SweepVariant, budget, maxUtilization float64) []ScaleOut {
 	var out []ScaleOut
+	var one [][]SweepPoint // per variant: the one-node steps with a cost
 	index := map[string]int{}
 	for _, v := range variants {
 		i, seen := index[v.Variant]
@@ -70,6 +80,14 @@ func AnalyzeScaleOut(variants []SweepVariant, budget, maxUtilization float64) []
 				s.NodeShare = maxUtilization
 			}
 			out = append(out, s)
+			one = append(one, nil)
+		}
+		if v.Masters == 1 {
+			for _, p := range v.Points {
+				if p.Error == "" && p.CPUMicrosPerAcquisition > 0 {
+					one[i] = append(one[i], p)
+				}
+			}
 		}
 		row := ScaleOutRow{Nodes: v.Masters}
 		if v.Best >= 0 {
@@ -79,14 +97,14 @@ func AnalyzeScaleOut(variants []SweepVariant, budget, maxUtilization float64) []
 		out[i].Rows = append(out[i].Rows, row)
 	}
 	for i := range out {
-		out[i].predict()
+		out[i].predict(one[i])
 	}
 	return out
 }
 
 // predict fills in the per-node plan from the one-node row and each row's
 // prediction, ratio and efficiency.
-func (s *ScaleOut) predict() {
+func (s *ScaleOut) predict(steps []SweepPoint) {
 	var one *ScaleOutRow
 	for i := range s.Rows {
 		if s.Rows[i].Nodes == 1 {
@@ -116,8 +134,31 @@ func (s *ScaleOut) predict() {
 		if s.PerNode > 0 {
 			r.PredictedPerS = s.PerNode / share
 			r.Ratio = r.ThroughputPerS / r.PredictedPerS
+			r.MatchedCPUMicrosPerAcq = costAt(steps, float64(r.Clients)*share, s.CPUMicrosPerAcq)
+			r.MatchedPredictedPerS = s.NodeShare * 1e6 / r.MatchedCPUMicrosPerAcq / share
+			r.MatchedRatio = r.ThroughputPerS / r.MatchedPredictedPerS
 		}
 	}
+}
+
+// costAt is the one-node steps' Redis CPU per acquisition at clients,
+// linear in log2(clients) between the two steps around it, the nearest
+// step's beyond them; best without steps.
+func costAt(one []SweepPoint, clients, best float64) float64 {
+	switch {
+	case len(one) == 0:
+		return best
+	case clients <= float64(one[0].Clients):
+		return one[0].CPUMicrosPerAcquisition
+	}
+	for i := 1; i < len(one); i++ {
+		lo, hi := one[i-1], one[i]
+		if clients <= float64(hi.Clients) {
+			f := (math.Log2(clients) - math.Log2(float64(lo.Clients))) / (math.Log2(float64(hi.Clients)) - math.Log2(float64(lo.Clients)))
+			return lo.CPUMicrosPerAcquisition + f*(hi.CPUMicrosPerAcquisition-lo.CPUMicrosPerAcquisition)
+		}
+	}
+	return one[len(one)-1].CPUMicrosPerAcquisition
 }
 
 // Lines are the scale-out's conclusions in words.
@@ -134,7 +175,8 @@ func (s ScaleOut) Lines() []string {
 	var parts []string
 	for _, r := range s.Rows {
 		if r.Nodes > 1 && r.Ratio > 0 {
-			parts = append(parts, fmt.Sprintf("%d nodes %.2f× (efficiency %.2f)", r.Nodes, r.Ratio, r.Efficiency))
+			parts = append(parts, fmt.Sprintf("%d nodes %.2f× (efficiency %.2f; %.2f× at the one-node cost of its clients per node, %.1f µs)",
+				r.Nodes, r.Ratio, r.Efficiency, r.MatchedRatio, r.MatchedCPUMicrosPerAcq))
 		}
 	}
 	if len(parts) > 0 {

@@ -29,6 +29,11 @@ func TestAnalyzeScaleOut(t *testing.T) {
 	if math.Abs(two.PredictedPerS-0.15e6/12/0.5) > 1e-6 {
 		t.Errorf("two nodes: predicted %v, want %v", two.PredictedPerS, 0.15e6/12/0.5)
 	}
+	// 64 clients × 0.5 = 32 per node: halfway (in log2) between the
+	// one-node steps' 16 µs at 16 clients and 12 µs at 64.
+	if math.Abs(two.MatchedCPUMicrosPerAcq-14) > 1e-9 || math.Abs(two.MatchedPredictedPerS-0.15e6/14/0.5) > 1e-6 {
+		t.Errorf("two nodes at matched cost: %v µs, predicted %v", two.MatchedCPUMicrosPerAcq, two.MatchedPredictedPerS)
+	}
 	if math.Abs(two.Efficiency-0.75) > 1e-9 || math.Abs(two.Ratio-18000/two.PredictedPerS) > 1e-9 {
 		t.Errorf("two nodes: efficiency %v, ratio %v", two.Efficiency, two.Ratio)
 	}

@@ -23,7 +23,7 @@ func renderScaleOut(w io.Writer, scale []record.ScaleOut, markdown bool) error {
 		} else {
 			fmt.Fprintf(w, "\n%s: scale-out\n", s.Variant)
 		}
-		t.Header([]string{"nodes", "best acq/s", "at clients", "cpu µs/acq", "busiest master", "its cores", "efficiency", "predicted acq/s", "measured/predicted"})
+		t.Header([]string{"nodes", "best acq/s", "at clients", "cpu µs/acq", "busiest master", "its cores", "efficiency", "predicted acq/s", "measured/predicted", "at its clients/node"})
 		for _, r := range s.Rows {
 			dash := func(v float64, f string) string {
 				if v <= 0 {
@@ -32,7 +32,7 @@ func renderScaleOut(w io.Writer, scale []record.ScaleOut, markdown bool) error {
 				return fmt.Sprintf(f, v)
 			}
 			if err := t.Append([]string{strconv.Itoa(r.Nodes), dash(r.ThroughputPerS, "%.0f"), strconv.Itoa(r.Clients), dash(r.CPUMicrosPerAcq, "%.1f"),
-				dash(100*r.BusiestShare, "%.0f%%"), dash(r.MasterCores, "%.3f"), dash(r.Efficiency, "%.2f"), dash(r.PredictedPerS, "%.0f"), dash(r.Ratio, "%.2f")}); err != nil {
+				dash(100*r.BusiestShare, "%.0f%%"), dash(r.MasterCores, "%.3f"), dash(r.Efficiency, "%.2f"), dash(r.PredictedPerS, "%.0f"), dash(r.Ratio, "%.2f"), dash(r.MatchedRatio, "%.2f")}); err != nil {
 				return err
 			}
 		}
