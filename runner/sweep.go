@@ -109,7 +109,10 @@ type SweepOptions struct {
 	// Nodes, when set, runs the steps on a local cluster of each of these
 	// many masters in turn (with the plan's CPU budget, if any) and sets
 	// the record's scale-out: the plan's prediction from the one-node step
-	// beside what each size measured.
+	// beside what each size measured. Clients are then per node: N nodes
+	// step through N times each count, so that each node serves the load
+	// one node served (a node's Redis CPU per acquisition depends on the
+	// clients it serves at once).
 	Nodes []int
 	// OnStep, when set, is called before each step; with Nodes, step
 	// counts on over the node counts and label names the nodes.
@@ -165,6 +168,7 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*rec
 			named := o
 			if len(o.Nodes) > 0 {
 				named.OnStep = nodesOnStep(o.OnStep, o.Nodes[i], i*steps)
+				named.Clients = perNode(o.Clients, o.Nodes[i])
 			}
 			v, err := sweepVariant(ctx, at, variant, by, steps, named, opts, keep)
 			if err != nil {

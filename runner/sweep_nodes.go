@@ -58,3 +58,13 @@ func nodesOnStep(onStep func(variant string, step int, label string), nodes, fir
 		onStep(variant, first+step, strconv.Itoa(nodes)+" node(s), "+label)
 	}
 }
+
+// perNode is the client steps of a cluster of nodes masters: each step
+// times nodes.
+func perNode(clients []int, nodes int) []int {
+	scaled := make([]int, len(clients))
+	for i, c := range clients {
+		scaled[i] = c * nodes
+	}
+	return scaled
+}

@@ -41,7 +41,8 @@ func sweep(t *testing.T, p plan.Plan, o runner.SweepOptions) *record.Sweep {
 
 // With every node held to a CPU budget, the servers are the limit, and
 // three nodes serve within 0.8-1.2× what the plan predicts from the
-// one-node steps; the record keeps both. The budget is 0.03 of a core, not
+// one-node steps (the clients are per node: three nodes step through
+// 192, 384 and 768); the record keeps both. The budget is 0.03 of a core, not
 // the 0.15 of docs/capacity.md: three nodes at 0.15 need some 40,000 acq/s
 // of load, more than the load generator makes on a 2-core machine that
 // others load too (measured at load average 10: 0.57-0.74), while three

@@ -36,7 +36,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&so.minGain, "min-gain", runner.DefaultMinGain, "the throughput gain over the best step, a `FRACTION`, that counts as rising; two steps in a row without it end the variant's sweep")
 	fs.Float64Var(&so.targetRate, "target-rate", 0, "the acquisitions per second, `RATE`, to plan Redis nodes (masters) for, from the Redis CPU per acquisition at the best step within the SLO")
 	fs.Float64Var(&so.maxCPU, "max-cpu", runner.DefaultMaxUtilization, "the planned busy `FRACTION` of each Redis node's core, in (0, 1]")
-	fs.IntSliceVar(&so.nodes, "nodes", nil, "sweep on local clusters of `N,...` masters (1,2,3), each with --node-cpu if given, beside the plan's prediction from the one-node step")
+	fs.IntSliceVar(&so.nodes, "nodes", nil, "sweep on local clusters of `N,...` masters (1,2,3), each with --node-cpu if given, beside the plan's prediction from the one-node step; --clients are then per node")
 	fs.Lookup("clients").DefValue = runner.IntList(runner.DefaultSweepClients)
 	fs.Lookup("clients").Usage = "the client counts to step through, ascending: `N,...`"
 	fs.Lookup("duration").DefValue = runner.DefaultSweepDuration.String()
