@@ -22,7 +22,11 @@ type Plan struct {
 	MaxUtilization  float64 `json:"max_utilization"`        // planned busy fraction of a Redis core, e.g. 0.7
 	PerNode         float64 `json:"per_node"`               // acquisitions/s one node serves at MaxUtilization
 	Nodes           int     `json:"nodes"`                  // nodes needed, at least 1
-	Assumption      string  `json:"assumption"`             // one sentence stating the assumptions, for the report
+	// Skew is the busiest node's load over the mean (1: lock names spread
+	// evenly): the plan sizes the nodes so that the busiest stays within
+	// MaxUtilization. 0 or 1 for an even spread.
+	Skew       float64 `json:"skew,omitempty"`
+	Assumption string  `json:"assumption"` // one sentence stating the assumptions, for the report
 }
 
 // PlanNodes returns the number of Redis nodes that serve targetRate
@@ -31,6 +35,18 @@ type Plan struct {
 // PerNode = maxUtilization × 1e6 / cpuMicrosPerAcq and
 // Nodes = ⌈targetRate / PerNode⌉, at least 1.
 func PlanNodes(targetRate, cpuMicrosPerAcq, maxUtilization float64) (Plan, error) {
+	return PlanNodesSkewed(targetRate, cpuMicrosPerAcq, maxUtilization, 1)
+}
+
+// PlanNodesSkewed is PlanNodes for lock names that do not spread evenly:
+// skew is the busiest node's share of the acquisitions over the mean
+// share (its share × the nodes measured, at least 1), which it assumes
+// holds at every node count, so Nodes = ⌈targetRate × skew / PerNode⌉:
+// the busiest node, not the mean, is held to maxUtilization.
+func PlanNodesSkewed(targetRate, cpuMicrosPerAcq, maxUtilization, skew float64) (Plan, error) {
+	if !(skew >= 1) || math.IsInf(skew, 0) {
+		skew = 1
+	}
 	if !(targetRate > 0) || math.IsInf(targetRate, 0) {
 		return Plan{}, fmt.Errorf("%w: target rate %g acquisitions/s must be positive and finite", ErrBadPlan, targetRate)
 	}
@@ -43,7 +59,7 @@ func PlanNodes(targetRate, cpuMicrosPerAcq, maxUtilization float64) (Plan, error
 	perNode := maxUtilization * 1e6 / cpuMicrosPerAcq
 	// The small tolerance keeps a rate that is an exact multiple of
 	// PerNode, up to rounding, from asking for one node more.
-	nodes := math.Ceil(targetRate/perNode - 1e-9)
+	nodes := math.Ceil(targetRate*skew/perNode - 1e-9)
 	if nodes > maxNodes {
 		return Plan{}, fmt.Errorf("%w: %g acquisitions/s at %g per node needs more than %d Redis nodes", ErrBadPlan, targetRate, perNode, maxNodes)
 	}
@@ -54,8 +70,13 @@ func PlanNodes(targetRate, cpuMicrosPerAcq, maxUtilization float64) (Plan, error
 		PerNode:         perNode,
 		Nodes:           max(1, int(nodes)),
 	}
+	spread := "lock names spread evenly over the nodes (hash slots of the cluster's masters), "
+	if skew > 1 {
+		plan.Skew = skew
+		spread = fmt.Sprintf("the busiest node carries %.2f× the mean share of the acquisitions at every node count, as measured (hot lock names), and is the limit, ", skew)
+	}
 	plan.Assumption = fmt.Sprintf("Assumes Redis runs commands on one core per node, "+
-		"lock names spread evenly over the nodes (hash slots of the cluster's masters), "+
+		spread+
 		"each acquisition keeps costing the measured %.3g µs of Redis CPU (same contention per lock name, same variant and client), "+
 		"and neither the network nor the clients are the limit.", cpuMicrosPerAcq)
 	return plan, nil

@@ -60,6 +60,13 @@ type Overrides struct {
 	// ServersFlag names the flag that gave Servers, for its errors.
 	// Default --servers.
 	ServersFlag string
+	// NodeCPU holds each data node of a local topology to that share of
+	// a core (--node-cpu; the topology's cpu parameter). nil: the
+	// topology's own, none by default.
+	NodeCPU *float64
+	// KeyDist is how lock names are picked (--key-dist:
+	// workloads.ParseKeyDist); "" uniform.
+	KeyDist string
 }
 
 // A SettingError is a bad setting given to Build, named by its run flag
@@ -110,6 +117,7 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, 0, 0), // 0: DefaultDriverProcs
 	}
 	p.Servers = b.servers(o.Servers, cmp.Or(o.ServersFlag, "--servers"), &p.Topology, o.Topology != nil || s.Topology != "")
+	p.Topology = b.nodeCPU(p.Topology, o.NodeCPU)
 	b.check(p)
 	p.Drivers = b.drivers(p, o.DriversDir, o.Drivers)
 	if b.err != nil {
@@ -245,6 +253,7 @@ func (b *builder) workload(s *Scenario, o Overrides) workloads.Spec {
 		duration = 0 // until the ops are done
 	}
 	w.Duration = b.duration("--duration", o.Duration, s.Duration, duration)
+	w.KeyDist = b.keyDist(o.KeyDist)
 	var err error
 	if o.Rate != "" {
 		w.Rate, w.Arrivals, err = workloads.ParseRate(o.Rate)

@@ -40,6 +40,8 @@ type Flags struct {
 	drivers        []string
 	driverProcs    int
 	servers        []string // --server and --servers alike
+	nodeCPU        float64
+	keyDist        string
 }
 
 // Register defines the flags on fs.
@@ -73,6 +75,8 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.clockJumps, "clock-jump", nil, "jump every client clock by `+JUMP@AT`, a point of each cell: +2s@5s (repeatable)")
 	fs.StringSliceVar(&f.servers, "server", nil, "start the local topology on this `SERVER`: redis (redis-server), valkey (valkey-server) or a server binary's path (default: redis-server from PATH)")
 	fs.StringSliceVar(&f.servers, "servers", nil, "run every cell on each of these `SERVERS`, comma-separated as --server takes them: redis,valkey")
+	fs.Float64Var(&f.nodeCPU, "node-cpu", 0, "hold each data node of a local topology to this `SHARE` of one core, in (0, 1], through a cgroup (as its cpu parameter: --topology 'local:cluster?cpu=0.15'), so that Redis, not the machine, is the limit")
+	fs.StringVar(&f.keyDist, "key-dist", "uniform", "how each acquisition picks its lock name among --keys, a `DIST`: uniform, zipf:S (Zipf's law of exponent S: a few hot names) or hot:F (a fraction F on one name)")
 	fs.IntVar(&f.repeat, "repeat", DefaultRepeat, "run every cell `N` times (interleaved, fresh keys): the table shows medians and spread, the record keeps every repetition")
 }
 
@@ -100,6 +104,7 @@ func (f *Flags) Overrides(changed func(flag string) bool) Overrides {
 
 		Ops: f.ops, Rate: f.rate, Stages: f.stages, WaitStrict: f.waitStrict, AllowDestructive: f.destructive,
 		Drivers: f.drivers, DriverProcs: given(changed, "driver-procs", f.driverProcs),
+		NodeCPU: given(changed, "node-cpu", f.nodeCPU), KeyDist: f.keyDist,
 	}
 	if changed("client") {
 		ov.Client = f.client

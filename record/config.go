@@ -82,6 +82,9 @@ type Workload struct {
 	Clients      int  `json:"clients,omitempty"`
 	Keys         int  `json:"keys"`
 	KeyPerClient bool `json:"key_per_client,omitempty"`
+	// KeyDist is how names were picked among Keys, in --key-dist's syntax
+	// (zipf:1.2, hot:0.5); "" uniform.
+	KeyDist string `json:"key_dist,omitempty"`
 	// Hold and Think are distributions in --hold's syntax (2ms, exp:2ms,
 	// uniform:1ms-5ms).
 	Hold     string        `json:"hold"`

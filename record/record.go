@@ -87,6 +87,18 @@ type TopologyInfo struct {
 	ServerVersion string `json:"server_version,omitempty"`
 	// StartupS is how long the topology took to start and answer.
 	StartupS float64 `json:"startup_s"`
+	// CPUBudget is the share of a core each data node was held to (a
+	// local topology's cpu parameter, --node-cpu); nil for none.
+	CPUBudget *CPUBudget `json:"cpu_budget,omitempty"`
+}
+
+// CPUBudget is the share of one core each data node was held to, and how.
+type CPUBudget struct {
+	// Share is the budget, in (0, 1] of a core.
+	Share float64 `json:"share_of_core"`
+	// Mechanism is how it was held: "cgroup v2 cpu.max" or "cgroup v1
+	// cpu.cfs_quota_us".
+	Mechanism string `json:"mechanism"`
 }
 
 // Node is one process of the topology.

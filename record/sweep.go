@@ -21,6 +21,11 @@ type Sweep struct {
 	TargetRate     float64        `json:"target_rate,omitempty"`
 	MaxUtilization float64        `json:"max_utilization,omitempty"`
 	Variants       []SweepVariant `json:"variants"`
+	// Nodes are the node counts of a sweep of nodes (--nodes).
+	Nodes []int `json:"nodes,omitempty"`
+	// ScaleOut is, for a sweep of nodes (--nodes), each variant's best
+	// throughput per node count beside the plan's prediction.
+	ScaleOut []ScaleOut `json:"scale_out,omitempty"`
 }
 
 // SweepVariant is one variant's sweep.
@@ -39,6 +44,9 @@ type SweepVariant struct {
 	// sweep; FitError says why there is none.
 	USL      *USL   `json:"usl,omitempty"`
 	FitError string `json:"fit_error,omitempty"`
+	// Masters is the node count of a sweep of nodes (--nodes): the
+	// masters of the cluster this variant's steps ran on; 0 otherwise.
+	Masters int `json:"masters,omitempty"`
 	// Nodes is the plan of Redis nodes (masters) for TargetRate from the
 	// Redis CPU per acquisition at Best; NodesError says why there is none.
 	Nodes      *NodePlan `json:"nodes,omitempty"`
@@ -70,6 +78,7 @@ type NodePlan struct {
 	MaxUtilization  float64 `json:"max_utilization"`        // planned busy fraction of a Redis core
 	PerNode         float64 `json:"per_node"`               // acquisitions/s one node serves at MaxUtilization
 	Nodes           int     `json:"nodes"`                  // nodes needed, at least 1
+	Skew            float64 `json:"skew,omitempty"`         // the busiest node's load over the mean; 0 or 1: even
 	Assumption      string  `json:"assumption"`             // the assumptions, in one sentence
 }
 
@@ -84,6 +93,15 @@ type SweepPoint struct {
 	// Failed lists the SLO thresholds the step broke.
 	Failed []string `json:"failed,omitempty"`
 	Error  string   `json:"error,omitempty"`
+	// Masters is how many masters served the step, and BusiestShare the
+	// busiest one's share of their lock commands (the servers' own
+	// counters); 0 when unknown.
+	Masters      int     `json:"masters,omitempty"`
+	BusiestShare float64 `json:"busiest_master_share,omitempty"`
+	// MasterCores is the most CPU one master used over the cell, in
+	// cores (its INFO CPU time over the cell's elapsed time): with a CPU
+	// budget it says whether the servers were the limit; 0 unknown.
+	MasterCores float64 `json:"master_cores,omitempty"`
 }
 
 // Within reports whether the step ran and met the SLO.
@@ -94,6 +112,8 @@ func NewSweepPoint(c *Cell, slo []Threshold) SweepPoint {
 	p := SweepPoint{Clients: c.Clients, OfferedPerS: c.OfferedPerS, ThroughputPerS: c.ThroughputPerS,
 		AcquireP99US: c.AcquireLatencyUS.P99, CPUMicrosPerAcquisition: ServerValue(c, func(s *ServerCost) float64 { return s.CPUMicrosPerAcquisition }),
 		Error: c.Error}
+	p.Masters, p.BusiestShare = busiestMaster(c.Server)
+	p.MasterCores = masterCores(c)
 	if c.Error != "" {
 		return p
 	}
@@ -145,7 +165,8 @@ func (v *SweepVariant) Analyze(by string, minGain, targetRate, maxUtilization fl
 		v.NodesError = "no step met the SLO"
 		return
 	}
-	plan, err := capacity.PlanNodes(targetRate, v.Points[v.Best].CPUMicrosPerAcquisition, maxUtilization)
+	best := v.Points[v.Best]
+	plan, err := capacity.PlanNodesSkewed(targetRate, best.CPUMicrosPerAcquisition, maxUtilization, best.BusiestShare*float64(best.Masters))
 	if err != nil {
 		v.NodesError = err.Error()
 		if v.Points[v.Best].CPUMicrosPerAcquisition == 0 {

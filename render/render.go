@@ -193,6 +193,9 @@ func notes(rec *record.Record, legend string) []string {
 	}
 	line := fmt.Sprintf("run %s · %s %s · client %s · hold %s · think %s · keys %d · ttl %s",
 		rec.RunID, rec.Topology.Name, rec.Topology.ServerVersion, rec.Config.Client, record.OrZero(w.Hold), record.OrZero(w.Think), w.Keys, ttl)
+	if w.KeyDist != "" {
+		line = strings.Replace(line, fmt.Sprintf("keys %d", w.Keys), fmt.Sprintf("keys %d (%s)", w.Keys, w.KeyDist), 1)
+	}
 	if rec.Config.Limit > 1 {
 		line += fmt.Sprintf(" · limit %d", rec.Config.Limit)
 	}

@@ -24,11 +24,15 @@ func RenderSweep(w io.Writer, rec *record.Record, markdown bool) error {
 	row := tw.CellConfig{Alignment: tw.CellAlignment{Global: tw.AlignRight}}
 	for _, v := range s.Variants {
 		t := TextTable(w, row)
+		title := v.Variant
+		if v.Masters > 0 {
+			title = fmt.Sprintf("%s · %d node(s)", v.Variant, v.Masters)
+		}
 		if markdown {
 			t = newTable(w, row, renderer.NewMarkdown())
-			fmt.Fprintf(w, "\n### %s\n\n", v.Variant)
+			fmt.Fprintf(w, "\n### %s\n\n", title)
 		} else {
-			fmt.Fprintf(w, "\n%s\n", v.Variant)
+			fmt.Fprintf(w, "\n%s\n", title)
 		}
 		header := []string{"clients", "offered/s", "acq/s", "acq p99", "cpu µs/acq", "slo", "model acq/s"}
 		if s.By == "clients" {
@@ -76,6 +80,9 @@ func RenderSweep(w io.Writer, rec *record.Record, markdown bool) error {
 			}
 			fmt.Fprintln(w, line)
 		}
+	}
+	if err := renderScaleOut(w, s.ScaleOut, markdown); err != nil {
+		return err
 	}
 	for _, note := range Notes(rec) {
 		if markdown {

@@ -54,6 +54,7 @@ type section struct {
 	Fairness      []template.HTML
 	NoPerClient   bool
 	Sweeps        []sweepSection
+	ScaleOuts     []sweepSection
 	Charted       int
 }
 
@@ -176,6 +177,14 @@ func newSection(rec *record.Record) (section, error) {
 				return s, err
 			}
 			s.Sweeps = append(s.Sweeps, sweepSection{Variant: v.Variant, Chart: chart, Lines: render.SweepLines(rec.Sweep, v)})
+		}
+		for i := range rec.Sweep.ScaleOut {
+			so := &rec.Sweep.ScaleOut[i]
+			chart, err := scaleOutChart(so)
+			if err != nil {
+				return s, err
+			}
+			s.ScaleOuts = append(s.ScaleOuts, sweepSection{Variant: so.Variant, Chart: chart, Lines: so.Lines()})
 		}
 	}
 	return s, nil

@@ -68,6 +68,11 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <figure>{{.Chart}}<figcaption>Throughput at each step; the curve is the Universal Scalability Law fitted to a clients sweep's points.</figcaption></figure>
 <ul class="notes">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
 {{end}}
+{{range .ScaleOuts}}
+<h3>Scale-out: {{.Variant}}</h3>
+<figure>{{.Chart}}<figcaption>Best throughput within the SLO at each node count, and the plan's prediction from the one-node steps (dashed).</figcaption></figure>
+<ul class="notes">{{range .Lines}}<li>{{.}}</li>{{end}}</ul>
+{{end}}
 {{if .Charted}}
 <h3>Latency</h3>
 <figure>{{.Spectrum}}<figcaption>Acquire latency at each percentile, from the cell's HdrHistogram (x: 1/(1−q) on a log scale). Solid: from each acquisition's intended start (coordinated-omission corrected in an open loop); dashed "raw": from its actual start, drawn only where the two differ.</figcaption></figure>

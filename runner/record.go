@@ -36,6 +36,9 @@ func configOf(p plan.Plan) record.RunConfig {
 		TTL: p.TTL, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit,
 		ClientGroups: p.ClientGroups, Scenario: p.Scenario, Repeat: p.Repeat, Fence: p.Fence, WaitStrict: p.WaitStrict, AllowDestructive: p.AllowDestructive,
 	}
+	if !w.KeyDist.IsUniform() {
+		c.Workload.KeyDist = w.KeyDist.String()
+	}
 	if !p.Retry.IsZero() {
 		c.Retry = p.Retry.String()
 	}
@@ -211,4 +214,17 @@ func newServerCost(cost metrics.ServerCost, acquisitions int64) *record.ServerCo
 		Nodes: cost.Nodes}
 	s.Relate(acquisitions)
 	return s
+}
+
+// cpuBudgetOf is the CPU budget the topology holds its nodes to, nil for
+// none (and for every topology lockbench did not start).
+func cpuBudgetOf(t topologies.Topology) *record.CPUBudget {
+	b, ok := t.(interface{ CPUBudget() (float64, string) })
+	if !ok {
+		return nil
+	}
+	if share, mechanism := b.CPUBudget(); share > 0 {
+		return &record.CPUBudget{Share: share, Mechanism: mechanism}
+	}
+	return nil
 }

@@ -43,6 +43,8 @@ func fullPlan(t *testing.T) plan.Plan {
 	must(err)
 	retry, err := variants.ParseRetry("exp:1ms-50ms")
 	must(err)
+	keyDist, err := workloads.ParseKeyDist("zipf:1.2")
+	must(err)
 	fault, err := faults.Parse("at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5 count=2")
 	must(err)
 	latency, err := faults.Parse("at=1s latency node=master latency=20ms jitter=5ms for=2s")
@@ -55,7 +57,7 @@ func fullPlan(t *testing.T) plan.Plan {
 		Variants: []string{"fenced", "lua-release"}, Clients: []int{4, 8}, Client: "go-redis", Servers: []string{"redis", "valkey"},
 		Topology: topologies.Spec{Name: "target", Targets: []string{"redis://bench:secret@127.0.0.1:7000/1"}, Cluster: []string{"127.0.0.1:7001"},
 			Sentinels: []string{"127.0.0.1:26379"}, MasterName: "mymaster", TLSCA: "ca.pem", TLSInsecure: true, Password: "hidden"},
-		Workload: workloads.Spec{Clients: 3, Keys: 4, KeyPerClient: true, Hold: hold, Think: think, Duration: 2 * time.Second, Ops: 500,
+		Workload: workloads.Spec{Clients: 3, Keys: 4, KeyPerClient: true, KeyDist: keyDist, Hold: hold, Think: think, Duration: 2 * time.Second, Ops: 500,
 			Warmup: 500 * time.Millisecond, Clocks: workloads.Clocks{Skew: skew, Jumps: []workloads.Jump{jump}}, Rate: 1200, Arrivals: "poisson",
 			Stages: stages},
 		TTL: 10 * time.Second, AcquireTimeout: 5 * time.Second, Retry: retry, Limit: 3,

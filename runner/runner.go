@@ -249,7 +249,7 @@ func recordTopology(ctx context.Context, rec *record.Record, s *session) {
 	rec.Config.Topology.Name = s.topo.Name()
 	rec.Topology = record.TopologyInfo{Name: s.topo.Name(), Mode: string(s.topo.Access().Mode),
 		Nodes: nodesOf(s.topo.Nodes(), s.products), Representative: s.topo.Representative(),
-		ServerVersion: s.product(), StartupS: s.startup.Seconds()}
+		ServerVersion: s.product(), StartupS: s.startup.Seconds(), CPUBudget: cpuBudgetOf(s.topo)}
 }
 
 // step runs the cell c and adds it to the record. An error (the witness

@@ -63,6 +63,9 @@ func (o SweepOptions) Check() error {
 	if !slices.IsSorted(o.Clients) || len(slices.Compact(slices.Clone(o.Clients))) != len(o.Clients) {
 		return inputerr.Errorf(ErrBadSweep, "--clients: the steps must rise (got %s)", IntList(o.Clients))
 	}
+	if err := checkNodes(o.Nodes); err != nil {
+		return err
+	}
 	switch {
 	case o.MinGain <= 0 || o.MinGain >= 1:
 		return inputerr.Errorf(ErrBadSweep, "--min-gain: want a fraction in (0, 1) such as %v (got %v)", DefaultMinGain, o.MinGain)
@@ -103,7 +106,16 @@ type SweepOptions struct {
 	// MaxUtilization (default DefaultMaxUtilization) of a Redis core
 	// per node.
 	TargetRate, MaxUtilization float64
-	// OnStep, when set, is called before each step.
+	// Nodes, when set, runs the steps on a local cluster of each of these
+	// many masters in turn (with the plan's CPU budget, if any) and sets
+	// the record's scale-out: the plan's prediction from the one-node step
+	// beside what each size measured. Clients are then per node: N nodes
+	// step through N times each count, so that each node serves the load
+	// one node served (a node's Redis CPU per acquisition depends on the
+	// clients it serves at once).
+	Nodes []int
+	// OnStep, when set, is called before each step; with Nodes, step
+	// counts on over the node counts and label names the nodes.
 	OnStep func(variant string, step int, label string)
 }
 
@@ -133,63 +145,43 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*rec
 	for _, t := range o.SLO {
 		sweep.SLO = append(sweep.SLO, t.Text)
 	}
+	tops, err := sweepTopologies(p.Topology, o.Nodes)
+	if err != nil {
+		return nil, err
+	}
 	var out *record.Record
+	keep := func(rec *record.Record) {
+		if out == nil {
+			first := *rec
+			out = &first
+			out.Cells = nil
+			out.Config = configOf(p)
+			out.Config.Topology = rec.Config.Topology
+		}
+		out.Cells = append(out.Cells, rec.Cells...)
+		out.Finished, out.Interrupted = rec.Finished, rec.Interrupted
+	}
 	for _, variant := range p.Variants {
-		v := record.SweepVariant{Variant: variant, Stop: "the last step ran"}
-		best, flat := 0.0, 0
-		for i := 0; i < steps && ctx.Err() == nil; i++ {
-			step := p
-			step.Variants = []string{variant}
-			label := ""
-			if by == "clients" {
-				step.Clients = []int{o.Clients[i]}
-				label = fmt.Sprintf("%d clients", o.Clients[i])
-			} else {
-				step.Clients = p.Clients[:1]
-				step.Workload.Rate = o.Rates[i]
-				label = fmt.Sprintf("%.0f/s offered", o.Rates[i])
+		for i, top := range tops {
+			at := p
+			at.Topology = top
+			named := o
+			if len(o.Nodes) > 0 {
+				named.OnStep = nodesOnStep(o.OnStep, o.Nodes[i], i*steps)
+				named.Clients = perNode(o.Clients, o.Nodes[i])
 			}
-			if o.OnStep != nil {
-				o.OnStep(variant, i, label)
-			}
-			rec, err := Run(ctx, step, opts)
+			v, err := sweepVariant(ctx, at, variant, by, steps, named, opts, keep)
 			if err != nil {
-				if ctx.Err() != nil {
-					break // keep what the steps before measured
-				}
 				return nil, err
 			}
-			if out == nil {
-				first := *rec
-				out = &first
-				out.Cells = nil
-				out.Config = configOf(p)
-				out.Config.Topology = rec.Config.Topology
+			if len(o.Nodes) > 0 {
+				v.Masters = o.Nodes[i]
 			}
-			out.Cells = append(out.Cells, rec.Cells...)
-			out.Finished, out.Interrupted = rec.Finished, rec.Interrupted
-			if len(rec.Cells) == 0 {
-				break
-			}
-			c := &rec.Cells[0]
-			point := record.NewSweepPoint(c, o.SLO)
-			v.Points = append(v.Points, point)
-			if stop := stopReason(point, c, label, o); stop != "" {
-				v.Stop = stop
-				break
-			}
-			if c.ThroughputPerS > best*(1+o.MinGain) {
-				best, flat = c.ThroughputPerS, 0
-			} else if flat++; flat >= o.Patience {
-				v.Stop = fmt.Sprintf("throughput stopped rising: no gain of %.0f%% over %.0f acq/s in %d steps (at %s)", 100*o.MinGain, best, flat, label)
+			sweep.Variants = append(sweep.Variants, v)
+			if ctx.Err() != nil {
 				break
 			}
 		}
-		if ctx.Err() != nil {
-			v.Stop = "interrupted"
-		}
-		v.Analyze(by, o.MinGain, o.TargetRate, o.MaxUtilization)
-		sweep.Variants = append(sweep.Variants, v)
 		if ctx.Err() != nil {
 			break
 		}
@@ -197,8 +189,65 @@ func Sweep(ctx context.Context, p plan.Plan, o SweepOptions, opts Options) (*rec
 	if out == nil {
 		return nil, ctx.Err()
 	}
+	if len(o.Nodes) > 0 {
+		sweep.Nodes = o.Nodes
+		sweep.ScaleOut = record.AnalyzeScaleOut(sweep.Variants, p.Topology.NodeCPU(), o.MaxUtilization)
+		out.Config.Topology.Name = p.Topology.Name
+	}
 	out.Sweep = sweep
 	return out, nil
+}
+
+// sweepVariant runs the steps of one variant on p's topology, giving each
+// step's record to keep, and returns them analysed.
+func sweepVariant(ctx context.Context, p plan.Plan, variant, by string, steps int, o SweepOptions, opts Options, keep func(*record.Record)) (record.SweepVariant, error) {
+	v := record.SweepVariant{Variant: variant, Stop: "the last step ran"}
+	best, flat := 0.0, 0
+	for i := 0; i < steps && ctx.Err() == nil; i++ {
+		step := p
+		step.Variants = []string{variant}
+		label := ""
+		if by == "clients" {
+			step.Clients = []int{o.Clients[i]}
+			label = fmt.Sprintf("%d clients", o.Clients[i])
+		} else {
+			step.Clients = p.Clients[:1]
+			step.Workload.Rate = o.Rates[i]
+			label = fmt.Sprintf("%.0f/s offered", o.Rates[i])
+		}
+		if o.OnStep != nil {
+			o.OnStep(variant, i, label)
+		}
+		rec, err := Run(ctx, step, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				break // keep what the steps before measured
+			}
+			return v, err
+		}
+		keep(rec)
+		if len(rec.Cells) == 0 {
+			break
+		}
+		c := &rec.Cells[0]
+		point := record.NewSweepPoint(c, o.SLO)
+		v.Points = append(v.Points, point)
+		if stop := stopReason(point, c, label, o); stop != "" {
+			v.Stop = stop
+			break
+		}
+		if c.ThroughputPerS > best*(1+o.MinGain) {
+			best, flat = c.ThroughputPerS, 0
+		} else if flat++; flat >= o.Patience {
+			v.Stop = fmt.Sprintf("throughput stopped rising: no gain of %.0f%% over %.0f acq/s in %d steps (at %s)", 100*o.MinGain, best, flat, label)
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		v.Stop = "interrupted"
+	}
+	v.Analyze(by, o.MinGain, o.TargetRate, o.MaxUtilization)
+	return v, nil
 }
 
 // stopReason says why a step ends its variant's sweep, "" when it does not.

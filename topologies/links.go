@@ -331,7 +331,7 @@ func (s Spec) LocalNodes() ([]Node, error) {
 	if resolved.Name == "embedded" {
 		return []Node{{Name: "master", Role: RoleMaster}}, nil
 	}
-	if !resolved.isLocal() {
+	if !resolved.IsLocal() {
 		return nil, fmt.Errorf("%w: %s", ErrNotManaged, resolved.Name)
 	}
 	kind, params, err := resolved.LocalParams()

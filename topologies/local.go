@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/lockbench/lockbench/cpubudget"
 )
 
 // Local is a topology of redis-server processes that lockbench started,
@@ -31,6 +33,9 @@ type Local struct {
 	// proxies carries every link when set (Spec.Proxies); the nodes
 	// announce the addresses of their fronts.
 	proxies Proxies
+	// budget holds every data node to a share of a core (?cpu=); nil
+	// without one.
+	budget *cpubudget.Budget
 
 	mu      sync.Mutex // guards nodes, the nodes' roles, primary, fronts and pids
 	nodes   []*localNode
@@ -70,6 +75,9 @@ func StartLocal(ctx context.Context, spec Spec) (*Local, error) {
 		return nil, fmt.Errorf("%w: %s: a detached topology cannot keep proxies on its links, which live in this process", ErrBadSpec, spec.Name)
 	}
 	l := &Local{name: spec.Name, mode: spec.Mode(), bin: spec.RedisServer, detached: spec.Detached, primary: "master", proxies: spec.Proxies}
+	if l.budget, err = openBudget(spec); err != nil {
+		return nil, err
+	}
 	l.clockShim, l.clockErr = clockShim()
 	start := map[string]func(context.Context, map[string]int) error{
 		"single":     l.startSingle,
@@ -116,6 +124,9 @@ func (l *Local) startNodes(ctx context.Context, specs ...nodeSpec) ([]*localNode
 	for i, s := range specs {
 		cfg := s.cfg
 		cfg.bin, cfg.detached, cfg.clockShim = l.bin, l.detached, l.clockShim
+		if !cfg.sentinel {
+			cfg.cpu = l.budget
+		}
 		cfg.extra = slices.Concat(cfg.extra, fronts[i].announce(cfg))
 		if l.proxies != nil {
 			cfg.onStart = func(pid int) { l.started(pid, s.name) }

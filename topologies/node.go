@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lockbench/lockbench/cpubudget"
 	"github.com/lockbench/lockbench/redisinfo"
 )
 
@@ -44,6 +45,8 @@ type nodeConfig struct {
 	// onStart, when set, is told the process id of every process the
 	// node starts, as soon as it runs (before it answers).
 	onStart func(pid int)
+	// cpu, when set, holds the node to its share of a core (budget.go).
+	cpu *cpubudget.Budget
 }
 
 // node is one redis-server process that lockbench started, in its own temp
@@ -65,6 +68,9 @@ type node struct {
 	clockShim, clockFile string
 	clockMu              sync.Mutex
 	onStart              func(pid int)
+	// group is the node's cgroup, holding it to its CPU budget; nil
+	// without one.
+	group *cpubudget.Group
 
 	mu     sync.Mutex
 	proc   *process // the last process started; nil before the first
@@ -177,8 +183,13 @@ func tryStartNode(ctx context.Context, path string, cfg nodeConfig) (*node, stri
 	if err := os.WriteFile(n.confFile, []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
 		return nil, dir, fmt.Errorf("%w: %w", ErrStart, err)
 	}
+	if cfg.cpu != nil {
+		if n.group, err = cfg.cpu.Group("node-" + strconv.Itoa(port)); err != nil {
+			return nil, dir, fmt.Errorf("%w: %w", ErrStart, err)
+		}
+	}
 	if err := n.start(ctx); err != nil {
-		return nil, dir, err
+		return nil, dir, errors.Join(err, n.leaveBudget())
 	}
 	return n, dir, nil
 }
@@ -209,6 +220,12 @@ func (n *node) start(ctx context.Context) error {
 	cmd.Env = n.clockEnv()
 	cmd.SysProcAttr = childAttr(n.detached)
 	if err := cmd.Start(); err != nil {
+		n.mu.Unlock()
+		return fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	if err := n.joinBudget(cmd.Process.Pid); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 		n.mu.Unlock()
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
@@ -403,5 +420,5 @@ func (n *node) stop() error {
 			}
 		}
 	}
-	return os.RemoveAll(n.dir)
+	return errors.Join(n.leaveBudget(), os.RemoveAll(n.dir))
 }

@@ -107,7 +107,7 @@ func parseLocal(name string) (kind string, params map[string]int, err error) {
 	if kind == "" {
 		kind = "single"
 	}
-	if rest != "" && !strings.HasPrefix(rest, ":") {
+	if rest != "" && !strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "?") { // local?cpu=0.2 is local:single's
 		return bad("unknown topology")
 	}
 	spec, known := localKinds[kind]
@@ -120,6 +120,9 @@ func parseLocal(name string) (kind string, params map[string]int, err error) {
 		return bad("bad parameters")
 	}
 	for key, vs := range values {
+		if key == budgetParam {
+			continue // nodeCPU's
+		}
 		i := slices.IndexFunc(spec, func(p param) bool { return p.name == key })
 		if i < 0 {
 			var names []string
@@ -137,7 +140,8 @@ func parseLocal(name string) (kind string, params map[string]int, err error) {
 	return kind, params, nil
 }
 
-func (s Spec) isLocal() bool { return strings.HasPrefix(s.Name, "local") }
+// IsLocal reports whether lockbench starts the spec's topology (local, local:...).
+func (s Spec) IsLocal() bool { return strings.HasPrefix(s.Name, "local") }
 
 // Mode is how clients will reach the data of the spec's topology.
 func (s Spec) Mode() Mode {
@@ -182,7 +186,9 @@ func (s Spec) Resolve() (Spec, bool, error) {
 		if err != nil {
 			return s, false, err
 		}
-		s.Name = canonical(kind, params)
+		if s.Name, err = withBudget(canonical(kind, params), s.Name); err != nil {
+			return s, false, err
+		}
 	}
 	return s, false, nil
 }

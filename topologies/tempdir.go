@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lockbench/lockbench/cpubudget"
 	"github.com/lockbench/lockbench/procfs"
 )
 
@@ -33,7 +34,10 @@ var staleSwept sync.Once
 
 // newNodeDir creates a node's temp directory, marked as this process's.
 func newNodeDir() (string, error) {
-	staleSwept.Do(func() { _, _ = RemoveStaleDirs() })
+	staleSwept.Do(func() {
+		_, _ = RemoveStaleDirs()
+		_, _ = cpubudget.RemoveStale()
+	})
 	dir, err := os.MkdirTemp("", nodeDirPrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return "", err

@@ -174,7 +174,7 @@ func Open(ctx context.Context, spec Spec) (Topology, error) {
 	switch {
 	case spec.Name == "embedded":
 		return StartEmbedded()
-	case spec.isLocal():
+	case spec.IsLocal():
 		return StartLocal(ctx, spec)
 	default:
 		return OpenExternal(spec)

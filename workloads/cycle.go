@@ -34,6 +34,8 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 	switch {
 	case c.d.spec.KeyPerClient:
 		k = c.d.spec.FirstClient + c.index
+	case c.d.pickKey != nil:
+		k = c.d.pickKey(c.rnd)
 	case len(c.d.names) > 1:
 		k = c.rnd.IntN(len(c.d.names))
 	}

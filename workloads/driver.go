@@ -156,6 +156,9 @@ type driver struct {
 	// processes are the processes apart the clients' locks live in, by
 	// name (ProcessHolder); nil when they all live in this one.
 	processes map[string]*process
+	// pickKey picks each acquisition's name by Spec.KeyDist; nil:
+	// uniformly.
+	pickKey func(*rand.Rand) int
 }
 
 func newDriver(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle) (*driver, error) {
@@ -167,6 +170,7 @@ func newDriver(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle)
 	for i := range spec.Keys {
 		d.names = append(d.names, LockName(i))
 	}
+	d.pickKey = spec.KeyDist.picker(spec.Keys)
 	d.remaining.Store(spec.Ops)
 	created := time.Now()
 	d.epoch = created

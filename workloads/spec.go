@@ -32,6 +32,9 @@ type Spec struct {
 	// the number of clients): no contention, the cost of the lock alone.
 	// Default false.
 	KeyPerClient bool `json:"key_per_client,omitempty"`
+	// KeyDist is how each acquisition's name is picked among Keys.
+	// Default uniform.
+	KeyDist KeyDist `json:"key_dist,omitzero"`
 	// Hold is the time spent in the critical section. Default 0.
 	Hold Distribution `json:"hold"`
 	// Think is the pause after a release, in a closed loop. Default 0.

@@ -21,6 +21,7 @@ type sweepOptions struct {
 	minGain    float64
 	targetRate float64
 	maxCPU     float64
+	nodes      []int
 }
 
 // runSweep steps clients or offered rate upward per variant, fits the
@@ -35,6 +36,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&so.minGain, "min-gain", runner.DefaultMinGain, "the throughput gain over the best step, a `FRACTION`, that counts as rising; two steps in a row without it end the variant's sweep")
 	fs.Float64Var(&so.targetRate, "target-rate", 0, "the acquisitions per second, `RATE`, to plan Redis nodes (masters) for, from the Redis CPU per acquisition at the best step within the SLO")
 	fs.Float64Var(&so.maxCPU, "max-cpu", runner.DefaultMaxUtilization, "the planned busy `FRACTION` of each Redis node's core, in (0, 1]")
+	fs.IntSliceVar(&so.nodes, "nodes", nil, "sweep on local clusters of `N,...` masters (1,2,3), each with --node-cpu if given, beside the plan's prediction from the one-node step; --clients are then per node")
 	fs.Lookup("clients").DefValue = runner.IntList(runner.DefaultSweepClients)
 	fs.Lookup("clients").Usage = "the client counts to step through, ascending: `N,...`"
 	fs.Lookup("duration").DefValue = runner.DefaultSweepDuration.String()
@@ -80,7 +82,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer lv.Stop()
 	// Each step is a run of one cell: the progress counts the steps of
 	// every variant, the most the sweep can run.
-	steps, index := max(len(opts.Clients), len(opts.Rates)), 0
+	steps, index := max(len(opts.Clients), len(opts.Rates))*max(1, len(opts.Nodes)), 0
 	opts.OnStep = func(variant string, step int, label string) {
 		index = slices.Index(p.Variants, variant)*steps + step
 		lv.Println(fmt.Sprintf("lockbench: sweep %s, step %d: %s", variant, step+1, label))
@@ -121,7 +123,7 @@ func checkSweepOutputs(o runOptions) error {
 
 // options checks sweep's flags and turns them into the runner's options.
 func (so sweepOptions) options(clients []int) (runner.SweepOptions, error) {
-	opts := runner.SweepOptions{Clients: clients, MinGain: so.minGain, TargetRate: so.targetRate, MaxUtilization: so.maxCPU}
+	opts := runner.SweepOptions{Clients: clients, MinGain: so.minGain, TargetRate: so.targetRate, MaxUtilization: so.maxCPU, Nodes: so.nodes}
 	if err := opts.Check(); err != nil { // before the rates replace the client steps
 		return opts, usageError{err}
 	}
