@@ -5,17 +5,7 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/record"
-	"github.com/lockbench/lockbench/runner/runnertest"
 )
-
-// runRedisson runs the built-in scenario with the Redisson driver's forms
-// of variants and ov's other settings (runnertest.RunChecked).
-func runRedisson(t *testing.T, scenario string, variants []string, ov plan.Overrides) map[string]record.Cell {
-	t.Helper()
-	ov.Variants = variants
-	return runnertest.RunChecked(t, runnertest.ScenarioPlan(t, scenario, runnertest.WithRedisson(t, ov)))
-}
 
 // Issue 30's must-hold without faults: on baseline (8 clients, one lock, a
 // 10 s TTL far above the 1 ms hold) every form of Redisson keeps
@@ -26,7 +16,7 @@ func runRedisson(t *testing.T, scenario string, variants []string, ov plan.Overr
 func TestRedissonBaseline(t *testing.T) {
 	t.Parallel() // on a redis-server of its own
 	second := time.Second
-	cells := runRedisson(t, "baseline", []string{"drv:redisson", "drv:redisson-lease", "drv:redisson-fenced", "drv:redisson-semaphore"},
+	cells := runLibraries(t, "baseline", []string{"drv:redisson", "drv:redisson-lease", "drv:redisson-fenced", "drv:redisson-semaphore"},
 		plan.Overrides{Clients: []int{8}, Duration: &second})
 	for name, c := range cells {
 		if c.Acquisitions == 0 || c.Violations.Overlaps != 0 || c.Violations.LostUpdates != 0 {
@@ -44,7 +34,7 @@ func TestRedissonBaseline(t *testing.T) {
 func TestRedissonLongHold(t *testing.T) {
 	t.Parallel()
 	duration := 2 * time.Second
-	cells := runRedisson(t, "long-hold", []string{"drv:redisson", "drv:redisson-lease"}, plan.Overrides{Duration: &duration})
+	cells := runLibraries(t, "long-hold", []string{"drv:redisson", "drv:redisson-lease"}, plan.Overrides{Duration: &duration})
 	if c := cells["drv:redisson-lease"]; c.Violations.Overlaps == 0 {
 		t.Errorf("drv:redisson-lease: no overlap in %d acquisitions holding 400 ms on a 200 ms lease time", c.Acquisitions)
 	}

@@ -5,19 +5,8 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/record"
-	"github.com/lockbench/lockbench/runner/runnertest"
 	"github.com/lockbench/lockbench/topologies/topotest"
 )
-
-// runRedisson runs the built-in scenario with the Redisson driver's forms
-// of variants and ov's other settings, every history checked and
-// porcupine agreeing with the oracle (runnertest.RunChecked).
-func runRedisson(t *testing.T, scenario string, variants []string, ov plan.Overrides) map[string]record.Cell {
-	t.Helper()
-	ov.Variants = variants
-	return runnertest.RunChecked(t, scenarioPlan(t, scenario, runnertest.WithRedisson(t, ov)))
-}
 
 // holder-pause stops the holder's JVM (SIGSTOP) for 1 s, past the 300 ms
 // TTL: Redisson's watchdog freezes with it (the shape of redisson#5698, a
@@ -31,7 +20,7 @@ func TestRedissonHolderPause(t *testing.T) {
 	topotest.Faulted(t)
 	t.Parallel()
 	duration, procs := 2*time.Second, 2
-	cells := runRedisson(t, "holder-pause", []string{"drv:redisson"}, plan.Overrides{Duration: &duration, DriverProcs: &procs})
+	cells := runLibraries(t, "holder-pause", []string{"drv:redisson"}, plan.Overrides{Duration: &duration, DriverProcs: &procs})
 	c := cells["drv:redisson"]
 	if c.Violations.Overlaps == 0 {
 		t.Errorf("drv:redisson: paused 1 s on a 300 ms watchdog timeout, no overlap in %d acquisitions", c.Acquisitions)
@@ -55,7 +44,7 @@ func TestRedissonHolderPause(t *testing.T) {
 func TestRedissonSentinelFailover(t *testing.T) {
 	topotest.Faulted(t)
 	t.Parallel()
-	cells := runRedisson(t, "sentinel-failover", []string{"drv:redisson"}, plan.Overrides{})
+	cells := runLibraries(t, "sentinel-failover", []string{"drv:redisson"}, plan.Overrides{})
 	if c := cells["drv:redisson"]; c.Errors == 0 || c.Violations.Overlaps != 0 {
 		t.Errorf("drv:redisson through Sentinel: %d errors, %d overlaps in %d acquisitions; want errors (the synced-replica check failing during the cut) and no overlap",
 			c.Errors, c.Violations.Overlaps, c.Acquisitions)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/lockbench/lockbench/driver/drivertest"
@@ -113,8 +115,8 @@ func WithDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
 // WithLibraryDrivers is ov with the repository's drivers/ folder, where the
 // library drivers (redis-py, node-redlock, sesame-redlock, and those of PyPI
 // in virtual environments: redis-py-8, python-redis-lock, pottery-redlock)
-// live, as drv:NAME. It fails the test, naming make drivers, when what they
-// need is missing.
+// live, as drv:NAME, with Redisson's (Java) when ov.Variants names one. It
+// fails the test, naming make drivers, when what they need is missing.
 func WithLibraryDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
 	t.Helper()
 	root, err := drivertest.ModuleRoot()
@@ -136,6 +138,9 @@ func WithLibraryDrivers(t *testing.T, ov plan.Overrides) plan.Overrides {
 	}
 	if err := exec.Command("/usr/bin/python3", "-c", "import redis").Run(); err != nil {
 		t.Fatalf("/usr/bin/python3 cannot import redis (%v): run make drivers (apt-get install -y python3-redis)", err)
+	}
+	if slices.ContainsFunc(ov.Variants, func(v string) bool { return strings.HasPrefix(v, "drv:redisson") }) {
+		needRedisson(t, ov.DriversDir)
 	}
 	return ov
 }
