@@ -127,10 +127,8 @@ class Client(P.Client):
         self.reply(req, "acquire_ok", token=token, validity_ms=round(lock.validity_ms(t1), 3), took_us=took_us)
 
     def release(self, req):
-        lock = self.leases.pop((req["key"], req["token"]), None)
+        lock = self.held(req, pop=True)
         if lock is None:
-            # not a lease this client holds: nothing is sent
-            self.reply(req, "lease_gone")
             return
         t0 = time.monotonic()
         try:
@@ -144,9 +142,8 @@ class Client(P.Client):
         self.reply(req, "release_ok", took_us=int((time.monotonic() - t0) * 1e6))
 
     def extend(self, req):
-        lock = self.leases.get((req["key"], req["token"]))
+        lock = self.held(req)
         if lock is None:
-            self.reply(req, "lease_gone")
             return
         # extend() sets the lease to auto_release_time again: ttl_ms from now
         lock.auto_release_time = float(req["ttl_ms"]) / 1000.0

@@ -222,6 +222,17 @@ class Client:
                 log("client %d: %s" % (self.idx, err_text(e)))
                 self.reply(req, "error", code="crash", definite=False, text=err_text(e))
 
+    def held(self, req, pop=False):
+        """The library's lock of the lease req names (removed from this
+        client's leases when pop), or None, with lease_gone answered, when
+        this client holds no such lease: the libraries cannot act on
+        another's token, so nothing is sent to Redis."""
+        lease = (req["key"], req["token"])
+        lock = self.leases.pop(lease, None) if pop else self.leases.get(lease)
+        if lock is None:
+            self.reply(req, "lease_gone")
+        return lock
+
     def reply(self, req, typ, **fields):
         m = {"type": typ, "in_reply_to": req["id"], "client": self.idx}
         m.update(fields)

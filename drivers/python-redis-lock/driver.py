@@ -177,10 +177,8 @@ class Client(P.Client):
         self.reply(req, "acquire_ok", **fields)
 
     def release(self, req):
-        lock = self.leases.pop((req["key"], req["token"]), None)
+        lock = self.held(req, pop=True)
         if lock is None:
-            # not a lease this client holds: nothing is sent
-            self.reply(req, "lease_gone")
             return
         t0 = time.monotonic()
         try:
@@ -194,9 +192,8 @@ class Client(P.Client):
         self.reply(req, "release_ok", took_us=int((time.monotonic() - t0) * 1e6))
 
     def extend(self, req):
-        lock = self.leases.get((req["key"], req["token"]))
+        lock = self.held(req)
         if lock is None:
-            self.reply(req, "lease_gone")
             return
         # EXPIRE in whole seconds, rounded up as the TTL is
         expire = max(1, math.ceil(float(req["ttl_ms"]) / 1000.0))

@@ -136,12 +136,8 @@ class Client(P.Client):
         self.reply(req, "acquire_ok", **fields)
 
     def release(self, req):
-        key, token = req["key"], req["token"]
-        lock = self.leases.pop((key, token), None)
+        lock = self.held(req, pop=True)
         if lock is None:
-            # not a lease this client holds: the library has no way to
-            # release someone else's token, so nothing is sent
-            self.reply(req, "lease_gone")
             return
         t0 = time.monotonic()
         try:
@@ -157,11 +153,9 @@ class Client(P.Client):
         self.reply(req, "release_ok", took_us=int((time.monotonic() - t0) * 1e6))
 
     def extend(self, req):
-        key, token = req["key"], req["token"]
         ttl_ms = float(req["ttl_ms"])
-        lock = self.leases.get((key, token))
+        lock = self.held(req)
         if lock is None:
-            self.reply(req, "lease_gone")
             return
         if self.cfg.timeout is None:
             self.reply(req, "error", code="unsupported", definite=True,
@@ -173,7 +167,7 @@ class Client(P.Client):
             # lockbench's extend means (False would add ttl_ms to what is left)
             lock.extend(ttl_ms / 1000.0, replace_ttl=True)
         except (rexc.LockNotOwnedError, rexc.LockError):
-            self.leases.pop((key, token), None)
+            self.leases.pop((req["key"], req["token"]), None)
             self.reply(req, "lease_gone")
             return
         except Exception as e:
