@@ -227,22 +227,29 @@ func checkRow(t *testing.T, name string, row []string) {
 	}
 }
 
-// Calibrate end to end: one redis-server, both libraries, and
-// redis-benchmark when it is installed.
-func TestCalibrateEndToEnd(t *testing.T) {
-	needRedisServer(t)
-	o := DefaultOptions()
-	o.Connections, o.Requests, o.Duration, o.Warmup, o.Pairs = 8, 5000, 500*time.Millisecond, 200*time.Millisecond, 2
+// runCalibrate runs calibrate as o says and returns what it printed and
+// logged; an error fails the test.
+func runCalibrate(t *testing.T, o Options) (stdout, log string) {
+	t.Helper()
 	var out, stderr bytes.Buffer
 	o.Log = &stderr
 	sum, err := Run(t.Context(), o)
 	if err == nil {
 		err = sum.Write(&out)
 	}
-	stdout := out.String()
 	if err != nil {
-		t.Fatalf("%v\nstderr: %s\nstdout: %s", err, stderr.String(), stdout)
+		t.Fatalf("%v\nstderr: %s\nstdout: %s", err, stderr.String(), out.String())
 	}
+	return out.String(), stderr.String()
+}
+
+// Calibrate end to end: one redis-server, both libraries, and
+// redis-benchmark when it is installed.
+func TestCalibrateEndToEnd(t *testing.T) {
+	needRedisServer(t)
+	o := DefaultOptions()
+	o.Connections, o.Requests, o.Duration, o.Warmup, o.Pairs = 8, 5000, 500*time.Millisecond, 200*time.Millisecond, 2
+	stdout, _ := runCalibrate(t, o)
 	rows := calibrationTable(t, stdout)
 	for _, name := range []string{"lockbench rueidis", "lockbench go-redis"} {
 		checkRow(t, name, rows[name])

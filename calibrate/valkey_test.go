@@ -1,7 +1,6 @@
 package calibrate
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -18,16 +17,7 @@ func TestCalibrateOnValkey(t *testing.T) {
 	o := DefaultOptions()
 	o.Server, o.Client = topologies.ServerValkey, "rueidis"
 	o.Connections, o.Requests, o.Duration, o.Warmup, o.Pairs = 4, 2000, 300*time.Millisecond, 100*time.Millisecond, 1
-	var out, stderr bytes.Buffer
-	o.Log = &stderr
-	sum, err := Run(t.Context(), o)
-	if err == nil {
-		err = sum.Write(&out)
-	}
-	stdout := out.String()
-	if err != nil {
-		t.Fatalf("%v\nstderr: %s\nstdout: %s", err, stderr.String(), stdout)
-	}
+	stdout, log := runCalibrate(t, o)
 	rows := calibrationTable(t, stdout)
 	checkRow(t, "valkey-benchmark", rows["valkey-benchmark"])
 	checkRow(t, "lockbench rueidis", rows["lockbench rueidis"])
@@ -36,8 +26,8 @@ func TestCalibrateOnValkey(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	if strings.Contains(stdout, "redis-benchmark") || !strings.Contains(stderr.String(), "valkey-benchmark -h") {
-		t.Errorf("calibrate on valkey named redis-benchmark, or did not run valkey-benchmark:\nstdout %s\nstderr %s", stdout, stderr.String())
+	if strings.Contains(stdout, "redis-benchmark") || !strings.Contains(log, "valkey-benchmark -h") {
+		t.Errorf("calibrate on valkey named redis-benchmark, or did not run valkey-benchmark:\nstdout %s\nstderr %s", stdout, log)
 	}
 	if t.Failed() {
 		t.Logf("stdout:\n%s", stdout)
