@@ -303,6 +303,20 @@ const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 // The key of a client's lease in its lease map: lock name and token.
 const leaseKey = (key, token) => `${key}\u0000${token}`;
 
+// held is the lease in client state c's leases that req names (removed
+// from them when take), or undefined with lease_gone answered: the
+// libraries cannot act on another's token, so nothing is sent to Redis.
+function held(c, req, take) {
+  const k = leaseKey(req.key, req.token);
+  const lease = c.leases.get(k);
+  if (!lease) {
+    reply(req, 'lease_gone', {});
+    return undefined;
+  }
+  if (take) c.leases.delete(k);
+  return lease;
+}
+
 // reply answers req with a message of type and its fields.
 function reply(req, type, fields) {
   send({ type, in_reply_to: req.id, client: req.client, ...fields });
@@ -336,6 +350,7 @@ module.exports = {
   errText,
   nowUs,
   leaseKey,
+  held,
   reply,
   failure,
 };

@@ -62,12 +62,8 @@ async function acquire(req) {
 
 async function release(req) {
   const c = clientState(req.client);
-  const k = P.leaseKey(req.key, req.token);
-  const lock = c.leases.get(k);
-  // not a lease this client holds: the library cannot release another's
-  // token, so nothing is sent
-  if (!lock) return P.reply(req, 'lease_gone', {});
-  c.leases.delete(k);
+  const lock = P.held(c, req, true);
+  if (!lock) return undefined;
   c.errors.length = 0;
   const t0 = P.nowUs();
   try {
@@ -83,9 +79,8 @@ async function release(req) {
 
 async function extend(req) {
   const c = clientState(req.client);
-  const k = P.leaseKey(req.key, req.token);
-  const lock = c.leases.get(k);
-  if (!lock) return P.reply(req, 'lease_gone', {});
+  const lock = P.held(c, req, false);
+  if (!lock) return undefined;
   c.errors.length = 0;
   const ttl = Math.max(1, Math.round(req.ttl_ms));
   try {
@@ -98,7 +93,7 @@ async function extend(req) {
     if (f) return P.reply(req, 'error', { code: 'io', definite: false, text: `${P.errText(e)} (${f.text})` });
     // a failed extend: node-redlock has also removed the key where it still
     // held it (its _lock unlocks after a failed attempt)
-    c.leases.delete(k);
+    c.leases.delete(P.leaseKey(req.key, req.token));
     return P.reply(req, 'lease_gone', {});
   }
   P.reply(req, 'extend_ok', { validity_ms: lock.expiration - Date.now() });

@@ -233,6 +233,12 @@ class Client:
             self.reply(req, "lease_gone")
         return lock
 
+    def refused(self, req, took_us):
+        """Answers an acquire the library did not grant: timed out when it
+        blocked (cfg.blocking, which each driver's init settings say), else
+        busy."""
+        self.reply(req, "not_acquired", reason="timeout" if self.cfg.blocking else "busy", took_us=took_us)
+
     def reply(self, req, typ, **fields):
         m = {"type": typ, "in_reply_to": req["id"], "client": self.idx}
         m.update(fields)

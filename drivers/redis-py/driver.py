@@ -125,7 +125,7 @@ class Client(P.Client):
         t1 = time.monotonic()
         took_us = int((t1 - t0) * 1e6)
         if not ok:
-            self.reply(req, "not_acquired", reason="timeout" if cfg.blocking else "busy", took_us=took_us)
+            self.refused(req, took_us)
             return
         token = lock.local.token
         token = token.decode() if isinstance(token, bytes) else str(token)

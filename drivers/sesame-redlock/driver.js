@@ -140,11 +140,8 @@ function acquireUsing(req) {
 
 async function release(req) {
   const c = clientState(req.client);
-  const k = P.leaseKey(req.key, req.token);
-  const lease = c.leases.get(k);
-  // not a lease this client holds: nothing is sent
-  if (!lease) return P.reply(req, 'lease_gone', {});
-  c.leases.delete(k);
+  const lease = P.held(c, req, true);
+  if (!lease) return undefined;
   c.errors.length = 0;
   if (USING) {
     lease.releaseReq = req;
@@ -170,9 +167,8 @@ async function extend(req) {
     });
   }
   const c = clientState(req.client);
-  const k = P.leaseKey(req.key, req.token);
-  const lease = c.leases.get(k);
-  if (!lease) return P.reply(req, 'lease_gone', {});
+  const lease = P.held(c, req, false);
+  if (!lease) return undefined;
   c.errors.length = 0;
   let lock;
   try {
@@ -181,7 +177,7 @@ async function extend(req) {
     lock = await c.redlock.extend(lease.lock, Math.max(1, Math.round(req.ttl_ms)), oneShot || lease.lock.settings);
   } catch (e) {
     const r = gone(req, c, e);
-    if (!c.errors.length) c.leases.delete(k);
+    if (!c.errors.length) c.leases.delete(P.leaseKey(req.key, req.token));
     return r;
   }
   lease.lock = lock;
