@@ -268,7 +268,8 @@ func (m *serverMeter) sum(end time.Time) (*metrics.ServerCost, string) {
 
 // coverage says what the node's figures leave out, from start to end:
 // the time before its first snapshot and after its last, when it did not
-// answer, and its notes. Called with n.mu held.
+// answer (or its last try failed, however recent its last snapshot), and
+// its notes. Called with n.mu held.
 func (n *nodeMeter) coverage(start, end time.Time) []string {
 	if n.last == nil {
 		return []string{fmt.Sprintf("no figures from %s: %v", n.name, n.lastErr)}
@@ -277,7 +278,7 @@ func (n *nodeMeter) coverage(start, end time.Time) []string {
 	if late := n.first.Sub(start); late > 2*meterEvery {
 		notes = append(notes, fmt.Sprintf("%s counted from %.2fs: it did not answer before", n.name, late.Seconds()))
 	}
-	if early := end.Sub(n.last.at); early > 2*meterEvery {
+	if early := end.Sub(n.last.at); early > 2*meterEvery || n.lastErr != nil {
 		reason := "it did not answer after"
 		if n.lastErr != nil {
 			reason += ": " + shortError(n.lastErr)

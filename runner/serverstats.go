@@ -22,8 +22,12 @@ const snapshotTimeout = 2 * time.Second
 // taking a snapshot is one INFO per node: a snapshot taken as a measured
 // phase starts must not lag it by the time connections take to open.
 type snapshots struct {
-	nodes []topologies.Node
-	conns []clients.Client
+	library string
+	nodes   []topologies.Node
+	conns   []clients.Client
+	// broken marks a connection to open again before the next snapshot of
+	// its node (takeOne).
+	broken []bool
 }
 
 // nodeSnapshot is one node's snapshot, with what tells a restart.
@@ -48,7 +52,7 @@ type nodeSnapshot struct {
 func openSnapshots(ctx context.Context, access topologies.Access, nodes []topologies.Node, library string) (*snapshots, error) {
 	ctx, cancel := context.WithTimeout(ctx, snapshotTimeout)
 	defer cancel()
-	s := &snapshots{}
+	s := &snapshots{library: library}
 	targets, err := dataNodes(ctx, access, nodes)
 	if err != nil && len(targets) == 0 {
 		return s, err
@@ -69,6 +73,7 @@ func openSnapshots(ctx context.Context, access topologies.Access, nodes []topolo
 			s.nodes, s.conns = append(s.nodes, targets[i]), append(s.conns, c)
 		}
 	}
+	s.broken = make([]bool, len(s.conns))
 	return s, errors.Join(append(errs, err)...)
 }
 
@@ -93,9 +98,24 @@ func (s *snapshots) take(ctx context.Context) ([]metrics.ServerSnapshot, error) 
 	return answered, errors.Join(errs...)
 }
 
-// takeOne takes the snapshot of node i.
+// takeOne takes the snapshot of node i; one caller at a time per node. A
+// connection whose snapshot failed other than by running out of time (the
+// node closed it, or refused to be dialled) is replaced by a new one first:
+// a client library's own way back may lag the node, and go-redis, its
+// pool of one refused a dial, refuses every command for up to a second —
+// a node restarted in the meantime would go unseen.
 func (s *snapshots) takeOne(ctx context.Context, i int) (nodeSnapshot, error) {
-	return snapshotNode(ctx, s.conns[i], s.nodes[i])
+	if s.broken[i] {
+		c, err := connect(ctx, s.nodes[i].Endpoint, s.library)
+		if err != nil {
+			return nodeSnapshot{}, fmt.Errorf("runner: snapshot of %s (%s): %w", s.nodes[i].Name, s.nodes[i].Endpoint.Addr, err)
+		}
+		s.conns[i].Close()
+		s.conns[i], s.broken[i] = c, false
+	}
+	snap, err := snapshotNode(ctx, s.conns[i], s.nodes[i])
+	s.broken[i] = err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded)
+	return snap, err
 }
 
 func (s *snapshots) close() {

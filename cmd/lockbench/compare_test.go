@@ -170,11 +170,14 @@ func TestCompareRealRuns(t *testing.T) {
 	}
 	// A burst of the machine's other load during one record spreads its
 	// repetitions (under .ci/run with a findings run beside: 294/s against
-	// 485/s, p=0.69): the three records are made again, once, when the
-	// doubled hold's drop did not come out significant.
+	// 485/s, p=0.69) or drags a whole record down (537/s, then 409/s for
+	// the same configuration, -23.8 %, p=0.032): the three records are made
+	// again, up to twice, when the doubled hold's drop did not come out
+	// significant or the same configuration's throughput fell by 20 % or
+	// more. A compare that flags every pair still fails every try.
 	var base, same, doubled string
 	var sameRow, doubledRow compare.Row
-	for try := 1; try <= 2; try++ {
+	for try := 1; try <= 3; try++ {
 		dir := t.TempDir()
 		base, same, doubled = filepath.Join(dir, "base.json"), filepath.Join(dir, "same.json"), filepath.Join(dir, "doubled.json")
 		baseRec := realRecord(t, addr, "1ms", base)
@@ -183,7 +186,7 @@ func TestCompareRealRuns(t *testing.T) {
 		sameRow, doubledRow = throughputRow(baseRec, sameRec), throughputRow(baseRec, doubledRec)
 		t.Logf("try %d: throughput median %.0f/s; same configuration %.0f/s (%+.1f %%, p=%.3f), hold doubled %.0f/s (%+.1f %%, p=%.3f)", try,
 			sameRow.Old.Median, sameRow.New.Median, 100*sameRow.Change, sameRow.P, doubledRow.New.Median, 100*doubledRow.Change, doubledRow.P)
-		if doubledRow.Significant && doubledRow.Change < 0 {
+		if doubledRow.Significant && doubledRow.Change < 0 && sameRow.Change > -0.2 {
 			break
 		}
 	}
