@@ -15,10 +15,16 @@ import (
 // when one is not linearizable; lockbench check reads the same files to
 // the same verdicts, draws the failing one with -o, and exits 1 for it and
 // 0 for the linearizable one.
+//
+// The TTL is 600 ms and the hold 1.2 s, three times long-hold's 200 and
+// 400 ms: lua-release still overlaps within the second, and the watchdog,
+// renewing every 200 ms, has 400 ms of slack where it had 133 — under
+// .ci/run's load a renewal once came later than that and the watchdog's
+// history was not linearizable either.
 func TestRunHistoryAndCheck(t *testing.T) {
 	dir := t.TempDir()
 	hist, out := filepath.Join(dir, "histories"), filepath.Join(dir, "rec.json")
-	_, stderr, status := runCLI(t, "run", "--scenario", "long-hold", "--variants", "lua-release,watchdog", "--duration", "1s",
+	_, stderr, status := runCLI(t, "run", "--scenario", "long-hold", "--variants", "lua-release,watchdog", "--duration", "1s", "--ttl", "600ms", "--hold", "1200ms",
 		"--history", hist, "--check-history", "--out", out)
 	if status != exitThresholds || !strings.Contains(stderr, "1 of 2 histories are not linearizable") {
 		t.Fatalf("run: status %d, want %d (a history not linearizable); stderr:\n%s", status, exitThresholds, stderr)
