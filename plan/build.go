@@ -46,6 +46,7 @@ type Overrides struct {
 	Ops              int64  // --ops: stop each cell after this many acquisitions
 	Rate             string // --rate (workloads.ParseRate): an open loop
 	Stages           string // --stages (workloads.ParseStages): an open loop; replaces the duration
+	Pacing           string // --pacing: workloads.PacingSleep or PacingSpin; an open loop
 	WaitStrict       bool   // --wait-strict
 	AllowDestructive bool   // --allow-destructive
 	// Drivers name driver commands, NAME=CMD (--driver), beside the
@@ -266,6 +267,15 @@ func (b *builder) workload(s *Scenario, o Overrides) workloads.Spec {
 			b.fail("--duration", "--stages set the measured time (their total); give one or the other")
 		}
 		w.Duration = workloads.StagesDuration(w.Stages)
+	}
+	switch o.Pacing {
+	case "", workloads.PacingSleep, workloads.PacingSpin:
+		w.Pacing = o.Pacing
+	default:
+		b.fail("--pacing", "%q is not a pacing (%s or %s)", o.Pacing, workloads.PacingSleep, workloads.PacingSpin)
+	}
+	if w.Pacing != "" && !w.Open() {
+		b.fail("--pacing", "paces an open loop: give --rate or --stages with it")
 	}
 	w.Clocks.Skew, err = workloads.ParseSkew(pick(b, "--clock-skew", o.ClockSkew, s.ClockSkew, DefaultClockSkew))
 	b.failOn("--clock-skew", err)

@@ -162,3 +162,32 @@ func ExampleBuild() {
 	fmt.Println(p.Variants, p.Clients, p.Limit, p.TTL, err)
 	// Output: [sem-fair sem-locked] [24] 5 2s <nil>
 }
+
+// --pacing reaches the workload for an open loop, and is refused, naming
+// the flag, with a value it does not know or without an open loop.
+func TestBuildPacing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Overrides
+		want string // the workload's pacing
+		err  string
+	}{
+		{"default", Overrides{Rate: "5000"}, "", ""},
+		{"spin", Overrides{Rate: "5000", Pacing: "spin"}, "spin", ""},
+		{"sleep with stages", Overrides{Stages: "1s:100", Pacing: "sleep"}, "sleep", ""},
+		{"unknown", Overrides{Rate: "5000", Pacing: "busy"}, "", `--pacing: "busy" is not a pacing (sleep or spin)`},
+		{"closed loop", Overrides{Pacing: "spin"}, "", "--pacing: paces an open loop"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Build(nil, tc.o)
+			switch {
+			case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
+				t.Errorf("error %v; want %q...", err, tc.err)
+			case tc.err == "" && err != nil:
+				t.Errorf("error %v", err)
+			case tc.err == "" && p.Workload.Pacing != tc.want:
+				t.Errorf("pacing %q; want %q", p.Workload.Pacing, tc.want)
+			}
+		})
+	}
+}

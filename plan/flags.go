@@ -29,6 +29,7 @@ type Flags struct {
 	limit          int
 	rate           string
 	stages         string
+	pacing         string
 	clockSkew      string
 	clockJumps     []string
 	faults         []string
@@ -62,6 +63,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.acquireTimeout, "acquire-timeout", DefaultAcquireTimeout, "give up a blocking acquire after this long")
 	fs.StringVar(&f.rate, "rate", "", "open loop: the `RATE` of acquisitions offered per second across all clients (5000, poisson:5000); --clients caps how many are in progress")
 	fs.StringVar(&f.stages, "stages", "", "open loop: ramp the rate linearly through `DURATION:RATE,...` (10s:1000,20s:5000,10s:0); replaces --duration")
+	fs.StringVar(&f.pacing, "pacing", "", "open loop: how it waits for each arrival, `sleep` (the default: little CPU, arrivals up to 0.5 ms late) or spin (on time, a busy core)")
 	fs.StringVar(&f.fence, "fence", DefaultFence, "what the protected resource does with a write whose fencing token is lower than one it has seen, its `MODE`: count (it as stale) or reject (refuse it, Kleppmann's fencing)")
 	fs.BoolVar(&f.waitStrict, "wait-strict", false, "wait-replicas: release and retry an acquisition too few replicas acknowledged (default: count it)")
 	fs.BoolVar(&f.destructive, "allow-destructive", false, "let a pause fault (with for=) act on a server lockbench did not start, as CLIENT PAUSE, which every client of that server waits out; nothing else is ever allowed there")
@@ -102,7 +104,7 @@ func (f *Flags) Overrides(changed func(flag string) bool) Overrides {
 		ClientGroups:   givenList(changed, "client-groups", f.clientGroups),
 		Fence:          given(changed, "fence", f.fence),
 
-		Ops: f.ops, Rate: f.rate, Stages: f.stages, WaitStrict: f.waitStrict, AllowDestructive: f.destructive,
+		Ops: f.ops, Rate: f.rate, Stages: f.stages, Pacing: f.pacing, WaitStrict: f.waitStrict, AllowDestructive: f.destructive,
 		Drivers: f.drivers, DriverProcs: given(changed, "driver-procs", f.driverProcs),
 		NodeCPU: given(changed, "node-cpu", f.nodeCPU), KeyDist: f.keyDist,
 	}

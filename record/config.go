@@ -95,6 +95,8 @@ type Workload struct {
 	Clocks   Clocks        `json:"clocks,omitzero"`
 	Rate     float64       `json:"rate,omitempty"`
 	Arrivals string        `json:"arrivals,omitempty"`
+	// Pacing is the open loop's (--pacing): sleep, or spin; "" sleep.
+	Pacing string `json:"pacing,omitempty"`
 	// Stages are the open loop's ramps, each DURATION:RATE (10s:5000).
 	Stages []string `json:"stages,omitempty"`
 }

@@ -71,7 +71,7 @@ func goldenFullRecord() *record.Record {
 			Workload: record.Workload{Clients: 8, Keys: 4, KeyPerClient: true, KeyDist: "zipf:1.2", Hold: "exp:2ms", Think: "uniform:1ms-5ms",
 				Duration: 2 * time.Second, Ops: 5000, Warmup: 500 * time.Millisecond,
 				Clocks: record.Clocks{Skew: "uniform:-500ms..500ms", Jumps: []string{"+2s@5s"}},
-				Rate:   1200, Arrivals: "poisson", Stages: []string{"10s:1000"}},
+				Rate:   1200, Arrivals: "poisson", Pacing: "spin", Stages: []string{"10s:1000"}},
 			TTL: 10 * time.Second, AcquireTimeout: 5 * time.Second, Retry: "exp:1ms-50ms", Limit: 1,
 			Faults: []measure.FaultSpec{{At: time.Second, Kind: "step-delay", Node: "master", For: 500 * time.Millisecond, Delay: 300 * time.Millisecond,
 				Step: "after-setnx", Fraction: 0.5, Count: 2, Latency: 20 * time.Millisecond, Jitter: 5 * time.Millisecond, Jump: 30 * time.Second, Sides: "master|replicas"}},

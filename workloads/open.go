@@ -59,7 +59,7 @@ func (d *driver) schedule(ctx context.Context, backlog chan<- time.Time) {
 	rnd := rand.New(rand.NewPCG(rand.Uint64(), 0))
 	start := d.measureAt.Add(-d.spec.Warmup)
 	end := d.measureAt.Add(d.spec.Duration)
-	pace := newPacer()
+	pace := newPacer(d.spec.Pacing)
 	defer pace.close()
 	tally := metrics.NewTally(nil, 0) // the schedule's lateness
 	defer tally.Flush()

@@ -17,7 +17,7 @@ import (
 // is never blocked: the share is near 0 before issue 31.
 func TestPacerSleepsBetweenArrivals(t *testing.T) {
 	const rate, run = 20000, 400 * time.Millisecond
-	p := newPacer()
+	p := newPacer(PacingSleep)
 	defer p.close()
 	start := time.Now()
 	for at := start; at.Before(start.Add(run)); at = at.Add(time.Second / rate) {
@@ -35,5 +35,33 @@ func TestPacerSleepsBetweenArrivals(t *testing.T) {
 	}
 	if p.wakes > maxWakes {
 		t.Errorf("the pacer woke %d times in %v, want at most %d (one per %v)", p.wakes, elapsed, maxWakes, wakeQuantum)
+	}
+}
+
+// --pacing spin trades the sleeping pacer's CPU for each arrival on time:
+// between arrivals closer than timerSlack (50 µs apart at 20,000/s) it
+// never blocks, where the sleeping pacer blocks on a timer and lets the
+// arrivals due meanwhile go together.
+func TestPacerSpinsBetweenCloseArrivals(t *testing.T) {
+	const rate, run = 20000, 100 * time.Millisecond
+	for _, tc := range []struct {
+		pacing string
+		blocks bool
+	}{{PacingSpin, false}, {PacingSleep, true}} {
+		p := newPacer(tc.pacing)
+		start := time.Now()
+		for at := start.Add(time.Second / rate); at.Before(start.Add(run)); at = at.Add(time.Second / rate) {
+			if !p.wait(context.Background(), at) {
+				t.Fatal("wait ended without its context ending")
+			}
+			if time.Now().Before(at) {
+				t.Fatalf("%s: wait returned before its arrival", tc.pacing)
+			}
+		}
+		p.close()
+		t.Logf("%s: %d waits blocked over %v", tc.pacing, p.wakes, run)
+		if (p.wakes > 0) != tc.blocks {
+			t.Errorf("%s: %d waits blocked at %d/s; want blocking %v", tc.pacing, p.wakes, rate, tc.blocks)
+		}
 	}
 }

@@ -56,6 +56,9 @@ type Spec struct {
 	// Arrivals is how arrivals are spaced: constant or poisson. Default
 	// constant.
 	Arrivals string `json:"arrivals,omitempty"`
+	// Pacing is how the open loop waits for its arrivals: PacingSleep
+	// (default, "" too) or PacingSpin.
+	Pacing string `json:"pacing,omitempty"`
 	// Stages ramp the open loop's rate linearly, each from the rate before
 	// it to its own over its duration.
 	Stages []Stage `json:"stages,omitempty"`
@@ -135,6 +138,8 @@ func (s Spec) Validate() error {
 		return errors.New("workloads: an open loop runs for a duration, not a number of ops")
 	case s.Arrivals != "" && s.Arrivals != "constant" && s.Arrivals != "poisson":
 		return fmt.Errorf("workloads: arrivals must be constant or poisson (got %q)", s.Arrivals)
+	case s.Pacing != "" && s.Pacing != PacingSleep && s.Pacing != PacingSpin:
+		return fmt.Errorf("workloads: pacing must be %s or %s (got %q)", PacingSleep, PacingSpin, s.Pacing)
 	case s.Duration == 0 && s.Ops == 0 && len(s.Stages) == 0:
 		return errors.New("workloads: give a duration or a number of ops")
 	}
