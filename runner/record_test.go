@@ -58,7 +58,7 @@ func fullPlan(t *testing.T) plan.Plan {
 		Topology: topologies.Spec{Name: "target", Targets: []string{"redis://bench:secret@127.0.0.1:7000/1"}, Cluster: []string{"127.0.0.1:7001"},
 			Sentinels: []string{"127.0.0.1:26379"}, MasterName: "mymaster", TLSCA: "ca.pem", TLSInsecure: true, Password: "hidden"},
 		Workload: workloads.Spec{Clients: 3, Keys: 4, KeyPerClient: true, KeyDist: keyDist, Hold: hold, Think: think, Duration: 2 * time.Second, Ops: 500,
-			Warmup: 500 * time.Millisecond, Clocks: workloads.Clocks{Skew: skew, Jumps: []workloads.Jump{jump}}, Rate: 1200, Arrivals: "poisson",
+			Warmup: 500 * time.Millisecond, Clocks: workloads.Clocks{Skew: skew, Jumps: []workloads.Jump{jump}}, Rate: 1200, Arrivals: "poisson", Pacing: workloads.PacingSpin,
 			Stages: stages},
 		TTL: 10 * time.Second, AcquireTimeout: 5 * time.Second, Retry: retry, Limit: 3,
 		Faults: []faults.Fault{fault, latency, clock, split}, ClientGroups: []string{"a", "b"}, Scenario: "ticket-sale", Repeat: 2, Fence: plan.FenceReject, WaitStrict: true, AllowDestructive: true,
