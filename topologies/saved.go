@@ -37,6 +37,10 @@ type SavedNode struct {
 	PID int `json:"pid"`
 	// Dir is the node's directory (config, log), removed by StopSaved.
 	Dir string `json:"dir"`
+	// Bin is the server binary it runs (redis-server, valkey-server, a
+	// path --server gave); "" in state files written before it was kept:
+	// redis-server.
+	Bin string `json:"bin,omitempty"`
 }
 
 // Save writes the topology's state to path as JSON, atomically (a temp
@@ -46,7 +50,7 @@ func (l *Local) Save(path string) error {
 	s := Saved{Name: l.name, Access: l.Access()}
 	l.mu.Lock()
 	for _, n := range l.nodes {
-		s.Nodes = append(s.Nodes, SavedNode{Name: n.Name, Role: n.Role, Addr: n.Endpoint.Addr, PID: n.proc.pid(), Dir: n.proc.dir})
+		s.Nodes = append(s.Nodes, SavedNode{Name: n.Name, Role: n.Role, Addr: n.Endpoint.Addr, PID: n.proc.pid(), Dir: n.proc.dir, Bin: n.proc.path})
 	}
 	l.mu.Unlock()
 	var b bytes.Buffer
@@ -127,16 +131,21 @@ func StopSaved(path string) error {
 }
 
 // stillOurs returns the nodes whose process still runs as the saved
-// redis-server: its command line names redis-server and the node's
-// address (redis-server's process title) or directory (its config file).
+// server: its command line names the server's binary (redis-server,
+// valkey-server) and the node's address (the server's process title) or
+// directory (its config file).
 func stillOurs(nodes []SavedNode) []SavedNode {
 	var ours []SavedNode
 	for _, n := range nodes {
 		if n.PID <= 0 {
 			continue
 		}
+		bin := "redis-server"
+		if n.Bin != "" {
+			bin = filepath.Base(n.Bin)
+		}
 		cl := cmdline(n.PID)
-		if !strings.Contains(cl, "redis-server") {
+		if !strings.Contains(cl, bin) {
 			continue
 		}
 		for _, arg := range strings.Fields(cl) {

@@ -91,6 +91,7 @@ func TestBadInput(t *testing.T) {
 		{"malformed stages", []string{"run", "--stages", "10s:1000,5000"}, []string{"--stages", "DURATION:RATE"}},
 		{"stages with duration", []string{"run", "--stages", "10s:1000", "--duration", "5s"}, []string{"--duration", "--stages"}},
 		{"rate with ops", []string{"run", "--rate", "1000", "--ops", "500"}, []string{"--ops", "open loop"}},
+		{"topology server", []string{"topology", "up", "local", "--server", "/no/such/server", "--state", "/tmp/lockbench-test-unused.json"}, []string{"--server", "no such server binary"}},
 		{"unknown pacing", []string{"run", "--rate", "1000", "--pacing", "busy"}, []string{"--pacing", "sleep or spin"}},
 		{"pacing a closed loop", []string{"run", "--pacing", "spin"}, []string{"--pacing", "--rate or --stages"}},
 		{"unknown fault kind", []string{"run", "--fault", "at=1s explode node=master"}, []string{"--fault", "explode", "pause, kill"}},

@@ -21,10 +21,11 @@ var defaultState = filepath.Join(os.TempDir(), "lockbench-topology.json")
 func runTopologyUp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("topology up", stderr)
 	state := fs.String("state", defaultState, "the `FILE` that records the running topology")
+	server := fs.String("server", "", "start it on this `SERVER`: redis (redis-server), valkey (valkey-server) or a server binary's path (default: redis-server from PATH)")
 	if help, err := parseWithArgs(fs, args, 1); help || err != nil {
 		return err
 	}
-	return topologyUp(ctx, fs.Arg(0), *state, stdout)
+	return topologyUp(ctx, fs.Arg(0), *server, *state, stdout)
 }
 
 // runTopologyDown is lockbench topology down.
@@ -37,9 +38,9 @@ func runTopologyDown(_ context.Context, args []string, stdout, stderr io.Writer)
 	return topologyDown(*state, stdout)
 }
 
-// topologyUp starts a local topology that outlives this process and prints
-// how to reach it.
-func topologyUp(ctx context.Context, name, state string, stdout io.Writer) error {
+// topologyUp starts a local topology on server (topologies.ServerBinary)
+// that outlives this process and prints how to reach it.
+func topologyUp(ctx context.Context, name, server, state string, stdout io.Writer) error {
 	if !strings.HasPrefix(name, "local") {
 		return usagef("topology up: %q is not a local topology (known: %s)", name, strings.Join(topologies.Names()[1:], ", "))
 	}
@@ -50,7 +51,10 @@ func topologyUp(ctx context.Context, name, state string, stdout io.Writer) error
 	if _, err := os.Stat(state); err == nil {
 		return usagef("topology up: a topology is already up (state in %s); run lockbench topology down first", state)
 	}
-	spec.Detached = true
+	if _, err := topologies.ServerBinary(server); err != nil {
+		return usagef("topology up: --server: %w", err)
+	}
+	spec.Detached, spec.RedisServer = true, server
 	began := time.Now()
 	l, err := topologies.StartLocal(ctx, spec)
 	if err != nil {
@@ -59,7 +63,11 @@ func topologyUp(ctx context.Context, name, state string, stdout io.Writer) error
 	if err := l.Save(state); err != nil {
 		return errors.Join(err, l.Close())
 	}
-	fmt.Fprintf(stdout, "topology %s up in %.2fs (state in %s)\n", l.Name(), time.Since(began).Seconds(), state)
+	product, err := topologies.Product(ctx, l.Nodes()[0].Endpoint)
+	if err != nil {
+		product = "server not known: " + err.Error()
+	}
+	fmt.Fprintf(stdout, "topology %s (%s) up in %.2fs (state in %s)\n", l.Name(), product, time.Since(began).Seconds(), state)
 	for _, n := range l.Nodes() {
 		fmt.Fprintf(stdout, "  %-12s %-9s %s\n", n.Name, n.Role, n.Endpoint)
 	}

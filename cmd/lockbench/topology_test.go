@@ -9,25 +9,32 @@ import (
 	"time"
 
 	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/topologies"
+	"github.com/lockbench/lockbench/topologies/topotest"
 )
 
 var useLine = regexp.MustCompile(`use it with: lockbench run (.*)`)
 
-// topology up starts a topology that stays up; run reaches it through the
-// flags up printed (an external cluster, sentinels, independent targets);
-// topology down stops it.
+// topology up starts a topology that stays up, on Redis or (--server) on
+// Valkey, and says which; run reaches it through the flags up printed (an
+// external cluster, sentinels, independent targets); topology down stops
+// it.
 func TestTopologyUpRunDown(t *testing.T) {
 	t.Parallel() // exit statuses and a run's counts on topologies of its own: beside the other parallel tests.
-	for _, tc := range []struct{ name, variants, client string }{
-		{"local:cluster?masters=3", "lua-release,sem-locked", "go-redis"},
-		{"local:sentinel?replicas=1&sentinels=3", "watchdog", "rueidis"},
-		{"local:redlock?nodes=3", "redlock", "rueidis"},
+	for _, tc := range []struct{ name, variants, client, server string }{
+		{"local:cluster?masters=3", "lua-release,sem-locked", "go-redis", topologies.ServerRedis},
+		{"local:sentinel?replicas=1&sentinels=3", "watchdog", "rueidis", topologies.ServerValkey},
+		{"local:redlock?nodes=3", "redlock", "rueidis", topologies.ServerRedis},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			topotest.NeedServer(t, tc.server)
 			state := filepath.Join(t.TempDir(), "topology.json")
-			stdout, stderr, status := runCLI(t, "topology", "up", tc.name, "--state", state)
+			stdout, stderr, status := runCLI(t, "topology", "up", tc.name, "--server", tc.server, "--state", state)
 			if status != exitOK {
 				t.Fatalf("up: status %d: %s", status, stderr)
+			}
+			if !strings.Contains(stdout, "("+tc.server+" ") {
+				t.Errorf("up did not say it runs %s:\n%s", tc.server, stdout)
 			}
 			t.Cleanup(func() { runCLI(t, "topology", "down", "--state", state) })
 			m := useLine.FindStringSubmatch(stdout)
@@ -52,6 +59,9 @@ func TestTopologyUpRunDown(t *testing.T) {
 			for _, c := range rec.Cells {
 				if c.Acquisitions == 0 || c.Errors != 0 || c.Violations.Overlaps != 0 {
 					t.Errorf("%s: %d acquisitions, %d errors, %d overlaps", c.Variant, c.Acquisitions, c.Errors, c.Violations.Overlaps)
+				}
+				if !strings.HasPrefix(c.Product, tc.server+" ") {
+					t.Errorf("%s ran on %q; want %s", c.Variant, c.Product, tc.server)
 				}
 			}
 
