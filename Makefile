@@ -106,12 +106,8 @@ run: build redis
 soak: build redis
 	./$(BIN) soak --duration $(SOAK)
 
-# Three packages at once, the two longest first (runner/faultsuite, runner:
-# about 6 minutes each under -race, mostly waiting on cells and failovers) and
-# every other package, cmd/lockbench's 3 minutes first among them, in the
-# third slot: see docs/testing.md.
 test: redis valkey chromium clockshim drivers
-	$(GO) test -race -count=1 -timeout 15m -p 3 ./runner/faultsuite ./runner ./cmd/lockbench ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
 	@./scripts/check-leftovers.sh
 
 # The quick tier for the inner loop: every test but those that fault the
