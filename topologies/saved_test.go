@@ -53,7 +53,7 @@ func TestSaveAndStopSaved(t *testing.T) {
 	}
 	var want []SavedNode
 	for _, n := range l.Nodes() {
-		want = append(want, SavedNode{Name: n.Name, Role: n.Role, Addr: n.Endpoint.Addr, PID: l.PID(n.Name), Dir: mustNode(t, l, n.Name).proc.dir})
+		want = append(want, SavedNode{Name: n.Name, Role: n.Role, Addr: n.Endpoint.Addr, PID: l.PID(n.Name), Dir: mustNode(t, l, n.Name).proc.dir, Bin: mustNode(t, l, n.Name).proc.path})
 	}
 	if !slices.Equal(saved.Nodes, want) {
 		t.Errorf("saved nodes %+v; want %+v", saved.Nodes, want)
