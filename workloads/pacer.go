@@ -18,13 +18,13 @@ const wakeQuantum = 500 * time.Microsecond
 // The open loop's pacings (Spec.Pacing, --pacing).
 const (
 	// PacingSleep sleeps between arrivals, waking at most once every
-	// wakeQuantum: its CPU grows with the rate (0.20-0.26 core at 20,000/s
-	// here), arrivals are sent up to wakeQuantum late (late p99 1.3-3.7 ms
-	// at 20,000/s on a loaded 2-core VM).
+	// wakeQuantum: its CPU grows with the rate (0.14-0.26 core at 20,000/s
+	// here), arrivals are sent up to wakeQuantum late (late p99 0.51 ms at
+	// 20,000/s on the idle 2-core VM, 1.3-3.7 ms loaded).
 	PacingSleep = "sleep"
 	// PacingSpin sleeps only until timerSlack before an arrival and yields
 	// in a loop for the rest, as the open loop did before issue 31: each
-	// arrival on time (late p99 in tens of microseconds on an idle machine),
+	// arrival on time (late p99 6-12 µs at 20,000/s on the idle VM),
 	// at the cost of a busy core from about 1,000 arrivals/s on — a core
 	// the server under test does not get on a small machine.
 	PacingSpin = "spin"
