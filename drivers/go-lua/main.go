@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"syscall"
 )
 
 // profileEnv names a file go-lua writes a CPU profile of its whole run
@@ -35,7 +36,8 @@ func main() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := newServer(os.Stdout, os.Stderr).serve(ctx, os.Stdin); err != nil {
+	in, out := pollable(os.Stdin), pollable(os.Stdout)
+	if err := newServer(out, os.Stderr).serve(ctx, in); err != nil {
 		fmt.Fprintln(os.Stderr, "go-lua:", err)
 		os.Exit(1)
 	}
@@ -55,4 +57,22 @@ func profile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		_ = f.Close()
 	}, nil
+}
+
+// pollable is f, a pipe, made non-blocking and opened again so that Go's
+// poller waits on it: a goroutine reading or writing it parks and its
+// thread runs the others, where a blocking read holds a thread and the
+// scheduler hands the goroutines it woke to another (a wake-up per
+// batch of requests). Anything but a pipe (a terminal go-lua was started
+// from by hand, a file) is shared with others and left as it is.
+func pollable(f *os.File) *os.File {
+	var st syscall.Stat_t
+	fd := int(f.Fd())
+	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return f
+	}
+	if syscall.SetNonblock(fd, true) != nil {
+		return f
+	}
+	return os.NewFile(uintptr(fd), f.Name())
 }
