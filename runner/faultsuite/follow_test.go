@@ -1,7 +1,6 @@
 package faultsuite_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
@@ -26,7 +25,10 @@ import (
 // master came after clients.CommandTimeout (3 s), and its cluster client
 // then sent that command to the paused master once more. Now the map is
 // read every second, as rueidis reads its shards, and a timeout is not
-// sent again (clients' goRedisRefresh and notSentAgain).
+// sent again (clients' goRedisRefresh and notSentAgain). Each cell is
+// also checked as TestClusterFailoverFollowed checks a kill's: the pause
+// stamped on schedule, the promotion timed from it, the new master
+// running most of the lock commands after it, the server figures kept.
 func TestClusterFollowTime(t *testing.T) {
 	topotest.Faulted(t)
 	runID := onFirstMaster(t) // lock:0 on master-1
@@ -35,23 +37,24 @@ func TestClusterFollowTime(t *testing.T) {
 	for _, lib := range clients.Names {
 		follow := map[string][]float64{}
 		for run := range runs {
-			rec, err := runner.Run(context.Background(), plan.Plan{
+			c, tl := runWatched(t, plan.Plan{
 				Variants: []string{"lua-release"}, Clients: []int{8}, Client: lib, TTL: time.Second,
 				Topology: topologies.Spec{Name: "local:cluster?masters=3&replicas=1"},
 				Faults:   []faults.Fault{mustFault(t, "at=1s pause node=master-1")},
 				Workload: workloads.Spec{Keys: 1, Hold: dist(t, "1ms"), Duration: 5*time.Second + clients.CommandTimeout},
 			}, runner.Options{RunID: runID})
-			if err != nil || len(rec.Cells) != 1 || rec.Cells[0].Error != "" {
-				t.Fatalf("%s run %d: %v %+v", lib, run, err, rec)
+			pause, promoted := event(t, c, "pause", "master-1"), event(t, c, faults.ActionPromoted, "replica-1")
+			onSchedule(t, pause, time.Second, promoted)
+			_, part, parts := newMasterRanMost(t, tl)
+			if c.Server == nil {
+				t.Errorf("%s run %d: no server figures (note %q)", lib, run+1, c.ServerNote)
 			}
-			c := rec.Cells[0]
-			promoted := event(t, c, faults.ActionPromoted, "replica-1")
 			for _, action := range []string{runner.ActionServed, runner.ActionAcquired} {
 				e := event(t, c, action, "replica-1") // fails on none, or one that did not happen
 				follow[action] = append(follow[action], e.DurationS)
 			}
-			t.Logf("%s run %d: replica-1 promoted %.2fs after the pause; served %.2fs, acquired %.2fs after it",
-				lib, run+1, promoted.DurationS, follow[runner.ActionServed][run], follow[runner.ActionAcquired][run])
+			t.Logf("%s run %d: pause at %.3fs, replica-1 promoted %.2fs after it; served %.2fs, acquired %.2fs after it; new master's share %.0f%% (%s)",
+				lib, run+1, pause.AtS, promoted.DurationS, follow[runner.ActionServed][run], follow[runner.ActionAcquired][run], 100*part, parts)
 		}
 		median[lib] = map[string]float64{}
 		for action, xs := range follow {
