@@ -2,6 +2,7 @@ package variants_test
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 
@@ -47,11 +48,22 @@ func TestAcquireReleaseAllocations(t *testing.T) {
 			}
 			cycle() // the script is loaded, the connections are open
 			const runs = 500
-			before := counted.Commands()
-			allocs := testing.AllocsPerRun(runs, cycle)
-			// AllocsPerRun runs the cycle once more to warm up.
-			if got, want := counted.Commands()-before, int64(2*(runs+1)); got != want {
-				t.Errorf("%d commands for %d cycles, want %d (SET, then the release)", got, runs+1, want)
+			// AllocsPerRun counts every goroutine's allocations: the
+			// client library's own goroutines allocate too, more per cycle
+			// the slower a loaded machine runs the cycles (10 a cycle seen
+			// beside three test packages). Theirs only add to the cycle's,
+			// so the least of three measurements is the cycle's.
+			allocs := math.Inf(1)
+			for range 3 {
+				before := counted.Commands()
+				allocs = min(allocs, testing.AllocsPerRun(runs, cycle))
+				// AllocsPerRun runs the cycle once more to warm up.
+				if got, want := counted.Commands()-before, int64(2*(runs+1)); got != want {
+					t.Errorf("%d commands for %d cycles, want %d (SET, then the release)", got, runs+1, want)
+				}
+				if allocs <= tc.max+raceAllocs {
+					break
+				}
 			}
 			if most := tc.max + raceAllocs; allocs > most {
 				t.Errorf("%v allocations per acquire and release, want at most %v", allocs, most)
