@@ -106,10 +106,8 @@ run: build redis
 soak: build redis
 	./$(BIN) soak --duration $(SOAK)
 
-# The two longest packages are named first, so that go test starts them
-# first and the others fill the second slot around them (docs/testing.md).
 test: redis valkey chromium clockshim drivers
-	$(GO) test -race -count=1 -timeout 15m ./runner/faultsuite ./runner ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
 	@./scripts/check-leftovers.sh
 
 # The quick tier for the inner loop: every test but those that fault the

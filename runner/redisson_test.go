@@ -26,17 +26,16 @@ func TestRedissonBaseline(t *testing.T) {
 	}
 }
 
-// long-hold (a 400 ms hold, a 200 ms TTL): RLock with a lease time lets a
-// waiter take the expired lock while its holder works (overlaps); with the
-// watchdog (lockWatchdogTimeout = the 200 ms TTL, renewed every 67 ms) it
-// keeps it (none), and its renewed notices put every hold within its lease
-// (no late hold). Two seconds give each form several holds past the TTL.
+// long-hold (holds twice the TTL, at longHold's scale): RLock with a lease
+// time lets a waiter take the expired lock while its holder works
+// (overlaps); with the watchdog (lockWatchdogTimeout = the 600 ms TTL,
+// renewed every 200 ms) it keeps it (none), and its renewed notices put
+// every hold within its lease (no late hold).
 func TestRedissonLongHold(t *testing.T) {
 	t.Parallel()
-	duration := 2 * time.Second
-	cells := runLibraries(t, "long-hold", []string{"drv:redisson", "drv:redisson-lease"}, plan.Overrides{Duration: &duration})
+	cells := runLibraries(t, "long-hold", []string{"drv:redisson", "drv:redisson-lease"}, longHold())
 	if c := cells["drv:redisson-lease"]; c.Violations.Overlaps == 0 {
-		t.Errorf("drv:redisson-lease: no overlap in %d acquisitions holding 400 ms on a 200 ms lease time", c.Acquisitions)
+		t.Errorf("drv:redisson-lease: no overlap in %d acquisitions holding 1.2 s on a 600 ms lease time", c.Acquisitions)
 	}
 	c := cells["drv:redisson"]
 	if c.Acquisitions == 0 || c.Violations.Overlaps != 0 {
@@ -44,6 +43,6 @@ func TestRedissonLongHold(t *testing.T) {
 			c.Acquisitions, c.Violations.Overlaps)
 	}
 	if m := c.Margins; m == nil || m.Holds == 0 || m.LateHolds != 0 {
-		t.Errorf("drv:redisson: margins %+v, want holds and none late (the renewed notices move each lease's expiry past the 400 ms hold)", m)
+		t.Errorf("drv:redisson: margins %+v, want holds and none late (the renewed notices move each lease's expiry past the 1.2 s hold)", m)
 	}
 }
