@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -13,13 +12,11 @@ import (
 )
 
 // outbox holds the lines waiting to be written on the driver's stdin.
-// Whoever sends a line when no write is in progress yields once (the
-// clients woken by the same batch of replies, ready to run, send theirs
-// meanwhile) and writes every line waiting at once, without blocking (a
-// non-blocking write); lines sent during the write wait for that writer.
-// So the requests of many clients sent together cost one system call, not
-// one each (0.5 writes a cycle, not 1.6, in BenchmarkProtocolCost), and no
-// goroutine is woken to write them. What a non-blocking write cannot take (the pipe is
+// Whoever sends a line when no write is in progress writes every line
+// waiting at once, without blocking (a non-blocking write); lines sent
+// meanwhile wait for that writer, so that the requests of many clients
+// sent together cost one system call, not one each, and no goroutine is
+// woken to write them. What a non-blocking write cannot take (the pipe is
 // full: the driver is not reading) is handed to writeLoop, which writes it
 // blocking, with a deadline.
 type outbox struct {
@@ -77,9 +74,6 @@ func (p *Process) queue(add func([]byte) ([]byte, error)) error {
 		return nil
 	}
 	o.writing = true
-	o.mu.Unlock()
-	runtime.Gosched() // the requests of other clients ready to run join this write
-	o.mu.Lock()
 	for range directRounds {
 		batch := o.lines
 		o.lines = o.spare[:0]
