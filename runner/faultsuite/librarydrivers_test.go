@@ -45,8 +45,10 @@ func TestLibrariesHolderPause(t *testing.T) {
 // new master while a holder still holds it on the old one. The scenario's
 // whole 8 s, since the faults span it.
 func TestLibrariesSentinelFailover(t *testing.T) {
+	// Sequential: whether a holder still holds when the clients reach the
+	// new master is timing, which a loaded machine moved (CI, beside the
+	// parallel fault tests: redis-py without an overlap, Redisson with one).
 	topotest.Faulted(t)
-	t.Parallel()
 	cells := runLibraries(t, "sentinel-failover", []string{"drv:redis-py"}, plan.Overrides{})
 	if c := cells["drv:redis-py"]; c.Violations.Overlaps == 0 {
 		t.Errorf("drv:redis-py through Sentinel: no overlap in %d acquisitions across the failover", c.Acquisitions)

@@ -42,8 +42,10 @@ func TestRedissonHolderPause(t *testing.T) {
 // scenario's whole 8 s, since the faults span it. (redisson-unsynced, the
 // check off, overlapped in 1 of 3 runs: not a bound a test can hold.)
 func TestRedissonSentinelFailover(t *testing.T) {
+	// Sequential: whether a holder still holds when the clients reach the
+	// new master is timing, which a loaded machine moved (CI, beside the
+	// parallel fault tests: redis-py without an overlap, Redisson with one).
 	topotest.Faulted(t)
-	t.Parallel()
 	cells := runLibraries(t, "sentinel-failover", []string{"drv:redisson"}, plan.Overrides{})
 	if c := cells["drv:redisson"]; c.Errors == 0 || c.Violations.Overlaps != 0 {
 		t.Errorf("drv:redisson through Sentinel: %d errors, %d overlaps in %d acquisitions; want errors (the synced-replica check failing during the cut) and no overlap",
