@@ -85,6 +85,22 @@ func TestBuildOverridesReplace(t *testing.T) {
 	}
 }
 
+// built builds s with o and fails t unless Build's error starts with
+// wantErr ("": no error); ok says the plan is one to check further.
+func built(t *testing.T, s *Scenario, o Overrides, wantErr string) (p Plan, ok bool) {
+	t.Helper()
+	p, err := Build(s, o)
+	switch {
+	case wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), wantErr)):
+		t.Errorf("error %v; want %q...", err, wantErr)
+	case wantErr == "" && err != nil:
+		t.Errorf("error %v", err)
+	default:
+		return p, wantErr == ""
+	}
+	return p, false
+}
+
 // The duration follows --ops and --stages unless given: a scenario's
 // duration stays with --ops, and --stages replace it.
 func TestBuildDuration(t *testing.T) {
@@ -104,13 +120,7 @@ func TestBuildDuration(t *testing.T) {
 		{"no duration", nil, Overrides{Duration: new(time.Duration(0))}, 0, "--duration: must be a positive duration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Build(tc.s, tc.o)
-			switch {
-			case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
-				t.Errorf("error %v; want %q...", err, tc.err)
-			case tc.err == "" && err != nil:
-				t.Errorf("error %v", err)
-			case tc.err == "" && p.Workload.Duration != tc.duration:
+			if p, ok := built(t, tc.s, tc.o, tc.err); ok && p.Workload.Duration != tc.duration {
 				t.Errorf("duration %v; want %v", p.Workload.Duration, tc.duration)
 			}
 		})
@@ -179,13 +189,7 @@ func TestBuildPacing(t *testing.T) {
 		{"closed loop", Overrides{Pacing: "spin"}, "", "--pacing: paces an open loop"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Build(nil, tc.o)
-			switch {
-			case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
-				t.Errorf("error %v; want %q...", err, tc.err)
-			case tc.err == "" && err != nil:
-				t.Errorf("error %v", err)
-			case tc.err == "" && p.Workload.Pacing != tc.want:
+			if p, ok := built(t, nil, tc.o, tc.err); ok && p.Workload.Pacing != tc.want {
 				t.Errorf("pacing %q; want %q", p.Workload.Pacing, tc.want)
 			}
 		})
