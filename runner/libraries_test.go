@@ -96,6 +96,12 @@ func TestRedsyncOnIndependentMasters(t *testing.T) {
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
 			p := contended(t, plan.Plan{Variants: []string{"redsync"}, Client: lib})
+			// 300 acquisitions or 10 s rather than 700 ms: on a loaded
+			// machine the votes of 16 clients split again and again, each
+			// loser retrying 50-250 ms later, and a timed cell may end
+			// before one wins. redsync retries inside an acquisition, so
+			// each acquisition started is one taken.
+			p.Workload.Ops, p.Workload.Duration = 300, 10*time.Second
 			p.Topology = topologies.Spec{Name: "local:redlock?nodes=3"}
 			rec := runPlanOn(t, p.Topology, p)
 			c := rec.Cells[0]

@@ -47,7 +47,9 @@ func TestEveryTopology(t *testing.T) {
 				}
 				p := plan.Plan{
 					Variants: supported, Clients: []int{4}, Client: lib, Topology: spec,
-					Workload: workloads.Spec{Keys: 4, Hold: dist(t, "500us"), Duration: 150 * time.Millisecond},
+					// 20 acquisitions, or 5 s: what is checked is that each
+					// variant acquires, without errors or overlaps.
+					Workload: workloads.Spec{Keys: 4, Hold: dist(t, "500us"), Ops: 20, Duration: 5 * time.Second},
 				}
 				rec, err := runner.Run(context.Background(), p, runner.Options{})
 				if err != nil {
