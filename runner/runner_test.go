@@ -35,7 +35,6 @@ func TestNoLockViolates(t *testing.T) {
 func TestLocksExcludeWithoutFaults(t *testing.T) {
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
-			t.Parallel() // each library on a server of its own; counted cells, a TTL of 10 s
 			var locks []string
 			for _, info := range variants.All() {
 				if info.Kind == variants.KindLock && info.Supports(variants.ShapeSingle) && info.RunsOn(lib) {
