@@ -31,17 +31,22 @@ func TestSignalAtAnyPhase(t *testing.T) {
 		args  []string
 	}
 	cluster := []string{"--topology", "local:cluster", "--variants", "lua-release", "--duration", "2s", "--warmup", "0"}
-	single := []string{"--variants", "lua-release,set-nx-ex", "--clients", "4", "--duration", "1s"}
+	// Cells of 500 ms: what lands where is the signal's time from the
+	// start of a cell ("[2/"), which the writing phases take from its end.
+	const cell = 500 * time.Millisecond
+	single := []string{"--variants", "lua-release,set-nx-ex", "--clients", "4", "--duration", cell.String()}
 	phases := []phase{
 		{"topology starting", "", 300 * time.Millisecond, cluster},
 		{"topology starting later", "", 1200 * time.Millisecond, cluster},
 		{"warm-up", "[1/", 300 * time.Millisecond, append(clone(single), "--warmup", "3s")},
 		{"measured phase", "[2/", 300 * time.Millisecond, append(clone(single), "--warmup", "0")},
 	}
-	// While the results are written: the last cell ends about 1s after
-	// "[2/"; signals land around it, before, during and after the writing.
-	for _, d := range []time.Duration{900, 1000, 1050, 1100, 1150, 1250} {
-		phases = append(phases, phase{fmt.Sprintf("writing +%dms", d), "[2/", d * time.Millisecond, append(clone(single), "--warmup", "0")})
+	// While the results are written: the last cell ends about one cell
+	// after "[2/"; signals land around it, before, during and after the
+	// writing.
+	for _, d := range []time.Duration{-100, 0, 50, 100, 150, 250} {
+		delay := cell + d*time.Millisecond
+		phases = append(phases, phase{fmt.Sprintf("writing +%dms", delay.Milliseconds()), "[2/", delay, append(clone(single), "--warmup", "0")})
 	}
 	for _, ph := range phases {
 		t.Run(ph.name, func(t *testing.T) {

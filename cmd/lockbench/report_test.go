@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	htmlpkg "html"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,10 +89,45 @@ func openInChromium(t *testing.T, browser, file, screenshot string) (dom string,
 // openInWindow is openInChromium in a window of size (width,height).
 func openInWindow(t *testing.T, browser, file, screenshot, size string) (dom string, console []string) {
 	t.Helper()
+	dom, console, err := chromiumOpen(browser, file, screenshot, size, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dom, console
+}
+
+// chromiumPage is a file to open in Chromium, and where to save its
+// screenshot ("": none, the DOM is dumped).
+type chromiumPage struct{ file, screenshot string }
+
+// openAllInChromium is openInChromium of each page, all at once: Chromium
+// takes about a second to start. It returns their DOMs and console
+// messages in the order of pages.
+func openAllInChromium(t *testing.T, browser string, pages ...chromiumPage) (doms []string, consoles [][]string) {
+	t.Helper()
+	doms, consoles = make([]string, len(pages)), make([][]string, len(pages))
+	errs := make([]error, len(pages))
+	var wg sync.WaitGroup
+	for i, p := range pages {
+		userDir := t.TempDir()
+		wg.Go(func() {
+			doms[i], consoles[i], errs[i] = chromiumOpen(browser, p.file, p.screenshot, "1280,4000", userDir)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	return doms, consoles
+}
+
+// chromiumOpen is openInWindow's work, with Chromium's user data in
+// userDir, without the test: it may run in a goroutine of its own.
+func chromiumOpen(browser, file, screenshot, size, userDir string) (dom string, console []string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
 	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
-		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0", "--window-size=" + size}
+		"--user-data-dir=" + userDir, "--enable-logging=stderr", "--v=0", "--window-size=" + size}
 	if screenshot != "" {
 		args = append(args, "--screenshot="+screenshot)
 	} else {
@@ -99,9 +137,9 @@ func openInWindow(t *testing.T, browser, file, screenshot, size string) (dom str
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %s: %v\n%s", file, err, stderr.String())
+		return "", nil, fmt.Errorf("chromium %s: %v\n%s", file, err, stderr.String())
 	}
-	return stdout.String(), consoleLine.FindAllString(stderr.String(), -1)
+	return stdout.String(), consoleLine.FindAllString(stderr.String(), -1), nil
 }
 
 // The end to end test: a short real run with --report, lockbench report of
@@ -142,8 +180,10 @@ func TestReportEndToEnd(t *testing.T) {
 	if !strings.Contains(stdout, "2 record(s) written to "+page) {
 		t.Errorf("report output: %s", stdout)
 	}
-	for _, file := range []string{fromRun, page} {
-		dom, console := openInChromium(t, browser, file, "")
+	png := filepath.Join(dir, "report.png")
+	doms, consoles := openAllInChromium(t, browser, chromiumPage{fromRun, ""}, chromiumPage{page, ""}, chromiumPage{page, png})
+	for i, file := range []string{fromRun, page} {
+		dom, console := doms[i], consoles[i]
 		if len(console) > 0 {
 			t.Errorf("%s: console messages in Chromium:\n%s", filepath.Base(file), strings.Join(console, "\n"))
 		}
@@ -161,8 +201,6 @@ func TestReportEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	png := filepath.Join(dir, "report.png")
-	openInChromium(t, browser, page, png)
 	if data, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) || len(data) < 20_000 {
 		t.Errorf("screenshot: %v, %d bytes", err, len(data))
 	}

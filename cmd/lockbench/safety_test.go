@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -19,6 +20,7 @@ import (
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
+	"github.com/lockbench/lockbench/workloads"
 )
 
 // forbidden are the commands lockbench never sends to a server it did not
@@ -82,9 +84,11 @@ func TestForeignServerUntouched(t *testing.T) {
 	stop := monitor(t, ep.Addr)
 	target := "redis://" + ep.Addr
 	dir := t.TempDir()
+	// What a cell without faults sends shows in its first acquisitions:
+	// it stops after 200 (its duration only a cap).
 	runs := [][]string{
-		{"--variants", strings.Join(lockVariants(), ","), "--clients", "4", "--duration", "300ms", "--warmup", "100ms"},
-		{"--variants", "sem-basic,sem-fair,sem-locked", "--limit", "3", "--clients", "6", "--duration", "300ms", "--warmup", "0"},
+		{"--variants", strings.Join(lockVariants(), ","), "--clients", "4", "--ops", "200", "--duration", "300ms", "--warmup", "100ms"},
+		{"--variants", "sem-basic,sem-fair,sem-locked", "--limit", "3", "--clients", "6", "--ops", "200", "--duration", "300ms", "--warmup", "0"},
 	}
 	for _, s := range plan.Scenarios {
 		if allowed, why := onForeignServer(s); !allowed {
@@ -93,7 +97,12 @@ func TestForeignServerUntouched(t *testing.T) {
 		}
 		args := []string{"--scenario", s.Name, "--variants", strings.Join(s.Variants[:min(2, len(s.Variants))], ",")}
 		if len(s.Faults)+len(s.ClockJumps) == 0 {
-			args = append(args, "--duration", "500ms", "--warmup", "0") // nothing timed to wait for
+			args = append(args, "--ops", "200", "--duration", "500ms", "--warmup", "0") // nothing timed to wait for
+		} else if d := faultsOver(t, s) + time.Second; d < scenarioDuration(t, s) {
+			// What lockbench sends during its faults, and for a second
+			// after the last (the holders and waiters it freed, a crashed
+			// holder's lock expiring), not the rest of the scenario's cell.
+			args = append(args, "--duration", d.String())
 		}
 		runs = append(runs, args)
 	}
@@ -190,6 +199,40 @@ func onForeignServer(s plan.Scenario) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// faultsOver is when the last of s's faults and clock jumps is over, from
+// the start of its measured phase: the time it starts at, plus its for= or
+// delay=. (A clock jump's time counts the warm-up too: with one, it is
+// over earlier still.)
+func faultsOver(t *testing.T, s plan.Scenario) time.Duration {
+	t.Helper()
+	var over time.Duration
+	for _, spec := range s.Faults {
+		f, err := faults.Parse(spec)
+		if err != nil {
+			t.Fatalf("scenario %s: %v", s.Name, err)
+		}
+		over = max(over, f.At+f.For+f.Delay)
+	}
+	for _, text := range s.ClockJumps {
+		j, err := workloads.ParseJump(text)
+		if err != nil {
+			t.Fatalf("scenario %s: %v", s.Name, err)
+		}
+		over = max(over, j.At)
+	}
+	return over
+}
+
+// scenarioDuration is the length of s's cells.
+func scenarioDuration(t *testing.T, s plan.Scenario) time.Duration {
+	t.Helper()
+	d, err := time.ParseDuration(cmp.Or(s.Duration, plan.DefaultDuration.String()))
+	if err != nil {
+		t.Fatalf("scenario %s: %v", s.Name, err)
+	}
+	return d
 }
 
 // monitor records every command the server at addr runs until stop, which
