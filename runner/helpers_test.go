@@ -13,11 +13,13 @@ func startRedis(t *testing.T) topologies.Endpoint { return topotest.Endpoint(t) 
 
 func cmd(name, key string, args ...string) variants.Command { return variants.Cmd(name, key, args...) }
 
-// The helpers runner's tests share with runner/faultsuite's.
+// The helpers runner's tests share with runner/faultsuite's and
+// runner/clientsuite's.
 var (
 	runPlan      = runnertest.Run
 	runPlanOn    = runnertest.RunOn
 	scenarioPlan = runnertest.ScenarioPlan
 	mustFault    = runnertest.Fault
 	dist         = runnertest.Dist
+	cellOf       = runnertest.CellOf
 )

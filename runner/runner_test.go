@@ -67,27 +67,6 @@ func TestLocksExcludeWithoutFaults(t *testing.T) {
 	}
 }
 
-// A TTL shorter than the hold time lets the lock expire under its holder:
-// the expiring locks overlap, the watchdog renews and does not.
-func TestShortTTLOverlapsUnlessRenewed(t *testing.T) {
-	rec := runPlan(t, plan.Plan{
-		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{8}, TTL: 200 * time.Millisecond,
-		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "400ms"), Duration: 2 * time.Second},
-	})
-	for _, c := range rec.Cells {
-		overlaps := c.Violations.Overlaps
-		if c.Variant == "watchdog" {
-			if overlaps != 0 || c.Acquisitions == 0 {
-				t.Errorf("watchdog: overlaps %d with %d acquisitions; want 0 overlaps", overlaps, c.Acquisitions)
-			}
-			continue
-		}
-		if overlaps == 0 {
-			t.Errorf("%s with TTL 50ms and 100ms holds: no overlaps", c.Variant)
-		}
-	}
-}
-
 // A cancelled context stops the run quickly and keeps what was measured.
 func TestInterruptKeepsMeasurements(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -7,7 +7,6 @@ import (
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
-	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -15,17 +14,6 @@ import (
 )
 
 var semaphores = []string{"sem-basic", "sem-fair", "sem-locked"}
-
-func cellOf(t *testing.T, rec *record.Record, variant string) record.Cell {
-	t.Helper()
-	for _, c := range rec.Cells {
-		if c.Variant == variant {
-			return c
-		}
-	}
-	t.Fatalf("no cell for %s", variant)
-	return record.Cell{}
-}
 
 // 32 clients contend for 5 permits: the lock-guarded semaphore never admits
 // a sixth holder, and every semaphore reports its busy failures.

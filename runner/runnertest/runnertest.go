@@ -1,8 +1,10 @@
 // Package runnertest holds what the runner's test packages share: running a
 // plan and failing the test when a cell could not run, a built-in scenario's
-// plan, a fault or a distribution parsed or the test failed. The runner's
-// tests live in two packages (runner's own, and runner/faultsuite for those
-// that fault their servers) so that go test runs them side by side.
+// plan, a fault or a distribution parsed or the test failed, a record's cell
+// of a variant. The runner's tests live in three packages (runner's own,
+// runner/faultsuite for those that fault their servers, runner/clientsuite
+// for those whose checks are timing under client faults) so that go test
+// runs them side by side.
 package runnertest
 
 import (
@@ -80,6 +82,18 @@ func Dist(t *testing.T, s string) workloads.Distribution {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// CellOf is rec's cell of variant; it fails the test when there is none.
+func CellOf(t *testing.T, rec *record.Record, variant string) record.Cell {
+	t.Helper()
+	for _, c := range rec.Cells {
+		if c.Variant == variant {
+			return c
+		}
+	}
+	t.Fatalf("no cell for %s", variant)
+	return record.Cell{}
 }
 
 // Agreement fails the test where porcupine's verdict on a cell's history

@@ -1,4 +1,4 @@
-package runner_test
+package clientsuite_test
 
 import (
 	"strings"
@@ -93,5 +93,26 @@ func TestReleaseRace(t *testing.T) {
 	}
 	if l := cellOf(t, rec, "lua-release").Violations; l.Overlaps != 0 {
 		t.Errorf("lua-release: %d overlaps", l.Overlaps)
+	}
+}
+
+// A TTL shorter than the hold time lets the lock expire under its holder:
+// the expiring locks overlap, the watchdog renews and does not.
+func TestShortTTLOverlapsUnlessRenewed(t *testing.T) {
+	rec := runPlan(t, plan.Plan{
+		Variants: []string{"set-nx-ex", "lua-release", "watchdog"}, Clients: []int{8}, TTL: 200 * time.Millisecond,
+		Workload: workloads.Spec{Keys: 1, Hold: dist(t, "400ms"), Duration: 2 * time.Second},
+	})
+	for _, c := range rec.Cells {
+		overlaps := c.Violations.Overlaps
+		if c.Variant == "watchdog" {
+			if overlaps != 0 || c.Acquisitions == 0 {
+				t.Errorf("watchdog: overlaps %d with %d acquisitions; want 0 overlaps", overlaps, c.Acquisitions)
+			}
+			continue
+		}
+		if overlaps == 0 {
+			t.Errorf("%s with TTL 50ms and 100ms holds: no overlaps", c.Variant)
+		}
 	}
 }

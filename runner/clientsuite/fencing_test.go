@@ -1,4 +1,4 @@
-package runner_test
+package clientsuite_test
 
 import (
 	"testing"
