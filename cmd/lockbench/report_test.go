@@ -78,12 +78,15 @@ func chromium(t *testing.T) string {
 // for a console message or an uncaught exception of the page.
 var consoleLine = regexp.MustCompile(`(?m)^.*(:CONSOLE[(:]|Uncaught ).*$`)
 
+// pageWindow is the window size the report's pages are opened in.
+const pageWindow = "1280,4000"
+
 // openInChromium loads file in headless Chromium and returns the DOM it
 // built and the page's console messages. With screenshot it also saves a
 // screenshot there.
 func openInChromium(t *testing.T, browser, file, screenshot string) (dom string, console []string) {
 	t.Helper()
-	return openInWindow(t, browser, file, screenshot, "1280,4000")
+	return openInWindow(t, browser, file, screenshot, pageWindow)
 }
 
 // openInWindow is openInChromium in a window of size (width,height).
@@ -111,7 +114,7 @@ func openAllInChromium(t *testing.T, browser string, pages ...chromiumPage) (dom
 	for i, p := range pages {
 		userDir := t.TempDir()
 		wg.Go(func() {
-			doms[i], consoles[i], errs[i] = chromiumOpen(browser, p.file, p.screenshot, "1280,4000", userDir)
+			doms[i], consoles[i], errs[i] = chromiumOpen(browser, p.file, p.screenshot, pageWindow, userDir)
 		})
 	}
 	wg.Wait()
@@ -137,7 +140,7 @@ func chromiumOpen(browser, file, screenshot, size, userDir string) (dom string, 
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", nil, fmt.Errorf("chromium %s: %v\n%s", file, err, stderr.String())
+		return "", nil, fmt.Errorf("chromium %s: %w\n%s", file, err, stderr.String())
 	}
 	return stdout.String(), consoleLine.FindAllString(stderr.String(), -1), nil
 }

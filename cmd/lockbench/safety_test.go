@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -20,7 +19,6 @@ import (
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies/topotest"
 	"github.com/lockbench/lockbench/variants"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 // forbidden are the commands lockbench never sends to a server it did not
@@ -98,11 +96,11 @@ func TestForeignServerUntouched(t *testing.T) {
 		args := []string{"--scenario", s.Name, "--variants", strings.Join(s.Variants[:min(2, len(s.Variants))], ",")}
 		if len(s.Faults)+len(s.ClockJumps) == 0 {
 			args = append(args, "--ops", "200", "--duration", "500ms", "--warmup", "0") // nothing timed to wait for
-		} else if d := faultsOver(t, s) + time.Second; d < scenarioDuration(t, s) {
+		} else if over, duration := faultsOver(t, &s); over+time.Second < duration {
 			// What lockbench sends during its faults, and for a second
 			// after the last (the holders and waiters it freed, a crashed
 			// holder's lock expiring), not the rest of the scenario's cell.
-			args = append(args, "--duration", d.String())
+			args = append(args, "--duration", (over + time.Second).String())
 		}
 		runs = append(runs, args)
 	}
@@ -202,37 +200,22 @@ func onForeignServer(s plan.Scenario) (bool, string) {
 }
 
 // faultsOver is when the last of s's faults and clock jumps is over, from
-// the start of its measured phase: the time it starts at, plus its for= or
-// delay=. (A clock jump's time counts the warm-up too: with one, it is
-// over earlier still.)
-func faultsOver(t *testing.T, s plan.Scenario) time.Duration {
+// the start of its measured phase (the time it starts at, plus its for= or
+// delay=; a clock jump's time counts the warm-up too: with one, it is over
+// earlier still), and the length of s's cells, as plan.Build reads them.
+func faultsOver(t *testing.T, s *plan.Scenario) (over, duration time.Duration) {
 	t.Helper()
-	var over time.Duration
-	for _, spec := range s.Faults {
-		f, err := faults.Parse(spec)
-		if err != nil {
-			t.Fatalf("scenario %s: %v", s.Name, err)
-		}
-		over = max(over, f.At+f.For+f.Delay)
-	}
-	for _, text := range s.ClockJumps {
-		j, err := workloads.ParseJump(text)
-		if err != nil {
-			t.Fatalf("scenario %s: %v", s.Name, err)
-		}
-		over = max(over, j.At)
-	}
-	return over
-}
-
-// scenarioDuration is the length of s's cells.
-func scenarioDuration(t *testing.T, s plan.Scenario) time.Duration {
-	t.Helper()
-	d, err := time.ParseDuration(cmp.Or(s.Duration, plan.DefaultDuration.String()))
+	p, err := plan.Build(s, plan.Overrides{})
 	if err != nil {
 		t.Fatalf("scenario %s: %v", s.Name, err)
 	}
-	return d
+	for _, f := range p.Faults {
+		over = max(over, f.At+f.For+f.Delay)
+	}
+	for _, j := range p.Workload.Clocks.Jumps {
+		over = max(over, j.At)
+	}
+	return over, p.Workload.Duration
 }
 
 // monitor records every command the server at addr runs until stop, which
