@@ -121,7 +121,8 @@ type FaultEvent struct {
 	Node   string `json:"node"`
 	// DurationS is how long it took, in seconds: a failover, until the
 	// promotion was done; a promotion or demotion, from the fault it
-	// followed; served and acquired, from the promotion.
+	// followed; served and acquired, from the promotion seen (negative
+	// when the clients followed before the watch saw it).
 	DurationS float64 `json:"duration_s,omitempty"`
 	// Error is why the action failed, if it did.
 	Error string `json:"error,omitempty"`

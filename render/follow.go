@@ -41,10 +41,14 @@ func followNotes(rec *record.Record) []string {
 	return notes
 }
 
-// followFigure is how long after the promotion e happened.
+// followFigure is how long after the promotion e happened: before it was
+// seen when the clients followed within the watch's poll.
 func followFigure(e *measure.FaultEvent) string {
-	if e.Error != "" {
+	switch {
+	case e.Error != "":
 		return e.Error
+	case e.DurationS < 0:
+		return fmt.Sprintf("%.2fs before it was seen", -e.DurationS)
 	}
 	return fmt.Sprintf("%.2fs later", e.DurationS)
 }

@@ -35,7 +35,7 @@ func followEvents(follow *workloads.Follow, measureAt time.Time) []measure.Fault
 			after  time.Duration
 		}{{ActionServed, t.Served}, {ActionAcquired, t.Acquired}} {
 			ev := measure.FaultEvent{Action: e.action, Node: t.Node, AtS: seen}
-			if e.after < 0 {
+			if e.after == workloads.Never {
 				ev.Error = "not before the cell ended"
 			} else {
 				ev.AtS, ev.DurationS = seen+e.after.Seconds(), e.after.Seconds()

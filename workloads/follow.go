@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,31 +16,54 @@ import (
 // Which lock names moved is told from the answers themselves, with no
 // knowledge of slots: a name answered in the second half of the time from
 // the fault that caused the promotion to the promotion was on a master
-// that kept serving; a name not answered then was on the master that
-// failed (the replies in flight when it stopped are read just after). A cluster's other masters'
-// names keep being answered; under Sentinel every name moves.
+// that kept serving, unless it was silent from about the fault (its first
+// quarter) past that half: its master failed and the clients followed in
+// the moments between the promotion and the watch seeing it (one poll),
+// timed then before the promotion seen, a negative figure. A name not
+// answered in the second half was on the master that failed (the replies
+// in flight when it stopped are read just after). A cluster's other
+// masters' names keep being answered; under Sentinel every name moves.
 type Follow struct {
 	epoch time.Time // the origin of the times below
 	// lastAnswered is, per lock name, when a try on it was last answered
 	// (ns since epoch, 0 for never).
 	lastAnswered []atomic.Int64
-	mu           sync.Mutex
-	marks        atomic.Pointer[[]*followMark]
+	// silences are, per lock name, its longest silence since the last
+	// Mark.
+	silences []silence
+	mu       sync.Mutex
+	marks    atomic.Pointer[[]*followMark]
 }
+
+// silence is a lock name's longest time with no answer: from its answer
+// before to the one after (ns since epoch), and the first acquisition at
+// or after its end (0 for none yet). length and pending let the clients
+// skip mu when they have nothing to change.
+type silence struct {
+	length            atomic.Int64
+	pending           atomic.Bool // no acquisition after the silence yet
+	mu                sync.Mutex
+	from, to, acquire int64 // guarded by mu
+}
+
+// Never is a FollowTimes figure of what did not happen before the cell
+// ended.
+const Never = time.Duration(math.MinInt64)
 
 // followMark is one promotion seen: the names' last answers then, and the
 // first answers after it.
 type followMark struct {
 	node                        string
 	seen                        time.Time
-	at, cause                   int64 // ns since epoch: the promotion seen, the fault that caused it
-	answeredThen                []int64
+	at, cause                   int64  // ns since epoch: the promotion seen, the fault that caused it
+	moved                       []bool // per lock name: on the master that failed
 	firstAnswered, firstAcquire []atomic.Int64
 }
 
-// FollowTimes are how long after a promotion the clients first had a try
-// on a moved lock name answered (Served) and first acquired one (Acquired);
-// a negative figure when it did not happen before the cell ended. Moved is
+// FollowTimes are how long after a promotion was seen the clients first
+// had a try on a moved lock name answered (Served) and first acquired one
+// (Acquired): negative when they did before it was seen, Never when they
+// did not before the cell ended. Moved is
 // how many lock names moved: 0 when every name was answered shortly
 // before the promotion was seen (the clients followed before, or no name
 // moved), and both figures are then 0.
@@ -57,7 +81,7 @@ func NewFollow(spec Spec) *Follow {
 	if spec.KeyPerClient {
 		keys = max(keys, spec.FirstClient+spec.Clients)
 	}
-	return &Follow{epoch: time.Now(), lastAnswered: make([]atomic.Int64, keys)}
+	return &Follow{epoch: time.Now(), lastAnswered: make([]atomic.Int64, keys), silences: make([]silence, keys)}
 }
 
 // Mark says that node's promotion was seen at at, caused by a fault that
@@ -70,10 +94,19 @@ func (f *Follow) Mark(node string, at, cause time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	m := &followMark{node: node, seen: at, at: max(int64(at.Sub(f.epoch)), 1), cause: int64(cause.Sub(f.epoch)),
-		answeredThen:  make([]int64, len(f.lastAnswered)),
+		moved:         make([]bool, len(f.lastAnswered)),
 		firstAnswered: make([]atomic.Int64, len(f.lastAnswered)), firstAcquire: make([]atomic.Int64, len(f.lastAnswered))}
+	half, quarter := m.cause+(m.at-m.cause)/2, m.cause+(m.at-m.cause)/4
 	for k := range f.lastAnswered {
-		m.answeredThen[k] = f.lastAnswered[k].Load()
+		from, to, acquire := f.silences[k].take()
+		switch {
+		case f.lastAnswered[k].Load() < half: // silent still
+			m.moved[k] = true
+		case from <= quarter && to >= half: // followed before the promotion was seen
+			m.moved[k] = true
+			m.firstAnswered[k].Store(to)
+			m.firstAcquire[k].Store(acquire)
+		}
 	}
 	var marks []*followMark
 	if old := f.marks.Load(); old != nil {
@@ -90,7 +123,12 @@ func (f *Follow) answered(k int, at time.Time, acquired bool) {
 		return
 	}
 	t := int64(at.Sub(f.epoch))
-	f.lastAnswered[k].Store(t)
+	if prev := f.lastAnswered[k].Swap(t); prev > 0 {
+		f.silences[k].ended(prev, t)
+	}
+	if acquired {
+		f.silences[k].acquired(t)
+	}
 	marks := f.marks.Load()
 	if marks == nil {
 		return
@@ -121,9 +159,9 @@ func (f *Follow) Times(i int) (FollowTimes, bool) {
 	}
 	t := FollowTimes{Node: m.node, Seen: m.seen}
 	var served, acquired int64
-	for k, then := range m.answeredThen {
-		if then >= m.cause+(m.at-m.cause)/2 {
-			continue // answered well after the fault: its master kept serving
+	for k, moved := range m.moved {
+		if !moved {
+			continue
 		}
 		t.Moved++
 		earliest(m.firstAnswered, k, &served)
@@ -134,10 +172,51 @@ func (f *Follow) Times(i int) (FollowTimes, bool) {
 	}
 	since := func(v int64) time.Duration {
 		if v == 0 {
-			return -1
+			return Never
 		}
 		return time.Duration(v - m.at)
 	}
 	t.Served, t.Acquired = since(served), since(acquired)
 	return t, true
+}
+
+// ended records a time with no answer from from to to, when it is the
+// longest since the last take.
+func (s *silence) ended(from, to int64) {
+	if to-from <= s.length.Load() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if to-from > s.length.Load() {
+		s.from, s.to, s.acquire = from, to, 0
+		s.length.Store(to - from)
+		s.pending.Store(true)
+	}
+}
+
+// acquired records an acquisition at t: the first after the silence when
+// none came before.
+func (s *silence) acquired(t int64) {
+	if !s.pending.Load() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending.Load() && t >= s.to {
+		s.acquire = t
+		s.pending.Store(false)
+	}
+}
+
+// take returns the longest silence and the first acquisition after it,
+// and forgets them: the next Mark looks at the silences after this one.
+func (s *silence) take() (from, to, acquire int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from, to, acquire = s.from, s.to, s.acquire
+	s.from, s.to, s.acquire = 0, 0, 0
+	s.length.Store(0)
+	s.pending.Store(false)
+	return from, to, acquire
 }
