@@ -148,6 +148,10 @@ func TestSentinelFailoverFollowed(t *testing.T) {
 		{"at=1500ms pause node=master", "pause", "master", "go-redis"},
 	} {
 		t.Run(tc.action+"/"+tc.lib, func(t *testing.T) {
+			// Two cells at once (-parallel, GOMAXPROCS), on a topology
+			// each: each checks its own failover and where its own
+			// clients' commands went, not a time against the other's.
+			t.Parallel()
 			c, tl := runWatched(t, plan.Plan{
 				Variants: []string{"lua-release"}, Clients: []int{8}, Client: tc.lib, TTL: time.Second,
 				Topology: topologies.Spec{Name: "local:sentinel?replicas=1&sentinels=3"},
@@ -197,6 +201,10 @@ func TestClusterFailoverFollowed(t *testing.T) {
 		{"redsync", "go-redis"}, {"redislock", "go-redis"},
 	} {
 		t.Run(tc.variant+"/"+tc.lib+"/kill", func(t *testing.T) {
+			// Two cells at once (-parallel, GOMAXPROCS), on a cluster
+			// each: what each checks is its own cluster's failover and
+			// where its own clients went, not a time against the other's.
+			t.Parallel()
 			c, tl := runWatched(t, plan.Plan{
 				Variants: []string{tc.variant}, Clients: []int{8}, Client: tc.lib, TTL: time.Second,
 				Topology: topologies.Spec{Name: "local:cluster?masters=3&replicas=1"},
@@ -239,6 +247,11 @@ func TestDedicatedConnectionsFollowSentinelFailover(t *testing.T) {
 	} {
 		for _, lib := range clients.Names {
 			t.Run(tc.variant+"/"+lib, func(t *testing.T) {
+				// Two cells at once (-parallel, GOMAXPROCS), on a
+				// topology each: each checks where its own clients' commands
+				// went after its own failover, a forced one (SENTINEL
+				// FAILOVER), not a time against the other's.
+				t.Parallel()
 				c, tl := runWatched(t, plan.Plan{
 					Variants: []string{tc.variant}, Clients: []int{8}, Client: lib, WaitStrict: tc.strict, TTL: time.Second,
 					AcquireTimeout: 10 * time.Second, // acquires that outlast the failover

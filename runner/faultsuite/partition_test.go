@@ -68,6 +68,11 @@ func TestSentinelFailoverAfterCut(t *testing.T) {
 	topotest.Faulted(t)
 	for _, library := range []string{"rueidis", "go-redis"} {
 		t.Run(library, func(t *testing.T) {
+			// Both libraries at once, on a topology each (as
+			// TestScenariosOnValkey runs the scenario beside others): the
+			// overlap comes of the cut, which no timing between the two
+			// moves.
+			t.Parallel()
 			c, tl := runWatched(t, scenarioPlan(t, "sentinel-failover", plan.Overrides{Variants: []string{"lua-release"}, Client: library}), runner.Options{})
 			if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
 				t.Errorf("fault events %+v", c.Faults)
@@ -91,26 +96,34 @@ func TestSentinelFailoverAfterCut(t *testing.T) {
 // it keeps the unacknowledged ones, and overlaps as lua-release does.
 func TestWaitStrictSurvivesCutFailover(t *testing.T) {
 	topotest.Faulted(t)
-	c := runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"wait-replicas"}, WaitStrict: true})
-	if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
-		t.Errorf("fault events %+v", c.Faults)
-	}
-	acked, unacked, gaveBack := c.Counters[variants.NoteAcked], c.Counters[variants.NoteUnacked], c.Counters[variants.NoteUnackedReleased]
-	if c.Violations.Overlaps != 0 || acked == 0 || unacked != 0 || gaveBack == 0 {
-		t.Errorf("%d overlaps, %d acked, %d unacked, %d unacknowledged given back; want 0, > 0, 0, > 0",
-			c.Violations.Overlaps, acked, unacked, gaveBack)
-	}
-	t.Logf("strict: %d acquisitions (%d acked), %d given back unacknowledged, %d timeouts, %d errors",
-		c.Acquisitions, acked, gaveBack, c.Timeouts, c.Errors)
+	// The two cells at once, on a topology each: what each counts comes
+	// of the cut, which no timing between the two moves.
+	t.Run("strict", func(t *testing.T) {
+		t.Parallel()
+		c := runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"wait-replicas"}, WaitStrict: true})
+		if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
+			t.Errorf("fault events %+v", c.Faults)
+		}
+		acked, unacked, gaveBack := c.Counters[variants.NoteAcked], c.Counters[variants.NoteUnacked], c.Counters[variants.NoteUnackedReleased]
+		if c.Violations.Overlaps != 0 || acked == 0 || unacked != 0 || gaveBack == 0 {
+			t.Errorf("%d overlaps, %d acked, %d unacked, %d unacknowledged given back; want 0, > 0, 0, > 0",
+				c.Violations.Overlaps, acked, unacked, gaveBack)
+		}
+		t.Logf("strict: %d acquisitions (%d acked), %d given back unacknowledged, %d timeouts, %d errors",
+			c.Acquisitions, acked, gaveBack, c.Timeouts, c.Errors)
+	})
 
 	// Without --wait-strict it keeps what no replica acknowledged during
 	// the cut, and the failover loses it like lua-release's.
-	c = runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"wait-replicas"}})
-	if c.Violations.Overlaps == 0 || c.Counters[variants.NoteUnacked] == 0 {
-		t.Errorf("not strict: %d overlaps, %d unacked; want both > 0", c.Violations.Overlaps, c.Counters[variants.NoteUnacked])
-	}
-	t.Logf("not strict: %d acquisitions (%d acked, %d unacked), %d overlaps", c.Acquisitions,
-		c.Counters[variants.NoteAcked], c.Counters[variants.NoteUnacked], c.Violations.Overlaps)
+	t.Run("not-strict", func(t *testing.T) {
+		t.Parallel()
+		c := runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"wait-replicas"}})
+		if c.Violations.Overlaps == 0 || c.Counters[variants.NoteUnacked] == 0 {
+			t.Errorf("not strict: %d overlaps, %d unacked; want both > 0", c.Violations.Overlaps, c.Counters[variants.NoteUnacked])
+		}
+		t.Logf("not strict: %d acquisitions (%d acked, %d unacked), %d overlaps", c.Acquisitions,
+			c.Counters[variants.NoteAcked], c.Counters[variants.NoteUnacked], c.Violations.Overlaps)
+	})
 }
 
 // watchFailover watches, through the sentinels, which node they name the
@@ -233,6 +246,11 @@ func TestClusterFailoverAfterCut(t *testing.T) {
 	topotest.Faulted(t)
 	for _, library := range []string{"rueidis", "go-redis"} {
 		t.Run(library, func(t *testing.T) {
+			// Both libraries at once, on a cluster each (as
+			// TestScenariosOnValkey runs the scenario beside others): the
+			// overlaps come of the cut, which no timing between the two
+			// moves.
+			t.Parallel()
 			c, tl := runWatched(t, scenarioPlan(t, "cluster-failover", plan.Overrides{Client: library}), runner.Options{})
 			if a := actions(t, c); a["partition"] != 1 || a["kill"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
 				t.Errorf("fault events %+v", c.Faults)
