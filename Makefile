@@ -106,8 +106,15 @@ run: build redis
 soak: build redis
 	./$(BIN) soak --duration $(SOAK)
 
+# Three test binaries at once, the two longest (the fault tests and the
+# runner's, about 250 s each) first, then the packages that mostly wait on
+# servers, then the command's and the client-fault timing tests, then the
+# rest: the suite waits more than it computes (see docs/testing.md).
+TEST_ORDER = ./runner/faultsuite ./runner ./topologies ./variants ./faults ./clients \
+	./driver/... ./workloads ./calibrate ./linearize ./witness ./cmd/lockbench ./runner/clientsuite ./...
+
 test: redis valkey chromium clockshim drivers
-	$(GO) test -race -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -timeout 15m -p 3 $(TEST_ORDER)
 	@./scripts/check-leftovers.sh
 
 # The quick tier for the inner loop: every test but those that fault the
