@@ -33,22 +33,29 @@ func TestRedissonHolderPause(t *testing.T) {
 
 // sentinel-failover: the replication link is cut at 1 s, Sentinel promotes
 // the replica at 3 s, the old master is demoted after the heal at 7 s.
-// Issue 30 expected drv:redisson to overlap here, as redis-py does; it does
-// not, and this test holds what it does instead: Redisson 3.45.1's default
-// checkLockSyncedSlaves follows each lock write with WAIT for the replica
-// and fails the call ("None of slaves were synced") when none acknowledged
-// it, so no client gets the lock on the cut-off master (errors, no
-// holder) and the promoted replica has every lock that was granted. The
-// scenario's whole 8 s, since the faults span it. (redisson-unsynced, the
-// check off, overlapped in 1 of 3 runs: not a bound a test can hold.)
+// Redisson 3.45.1's default checkLockSyncedSlaves follows each lock write
+// with WAIT for the replicas and fails the call ("None of slaves were
+// synced") when none acknowledged it: errors during the cut, which is what
+// this test holds. It does not hold "no overlap", which it did until CI
+// found one (5 December: 1 overlap, 1 lost update in 5 acquisitions,
+// beside the runner's tests; none in 6 runs alone). The check waits for as
+// many replicas as the master says it has (after a WAIT that fell short
+// it asks again: INFO replication, connected_slaves) and applies only when
+// that number is above 0 (CommandAsyncService.syncedEval): a master that
+// counts no replica grants the lock without waiting, so the guarantee
+// lasts only while the cut-off master still counts its replica, and a
+// client that has not yet followed the failover can be granted the lock
+// there while another holds it on the new master. How often is timing,
+// not a bound a test can hold. The scenario's whole 8 s, since the faults
+// span it.
 func TestRedissonSentinelFailover(t *testing.T) {
-	// Sequential: whether a holder still holds when the clients reach the
-	// new master is timing, which a loaded machine moved (CI, beside the
-	// parallel fault tests: redis-py without an overlap, Redisson with one).
+	// Sequential: the cut's errors come from WAITs of 1 s, which a loaded
+	// machine delays but does not remove.
 	topotest.Faulted(t)
 	cells := runLibraries(t, "sentinel-failover", []string{"drv:redisson"}, plan.Overrides{})
-	if c := cells["drv:redisson"]; c.Errors == 0 || c.Violations.Overlaps != 0 {
-		t.Errorf("drv:redisson through Sentinel: %d errors, %d overlaps in %d acquisitions; want errors (the synced-replica check failing during the cut) and no overlap",
-			c.Errors, c.Violations.Overlaps, c.Acquisitions)
+	c := cells["drv:redisson"]
+	t.Logf("drv:redisson through Sentinel: %d errors, %d overlaps in %d acquisitions", c.Errors, c.Violations.Overlaps, c.Acquisitions)
+	if c.Errors == 0 {
+		t.Errorf("drv:redisson through Sentinel: no error in %d acquisitions; want errors (the synced-replica check failing during the cut)", c.Acquisitions)
 	}
 }
