@@ -15,8 +15,8 @@ import (
 // --servers redis,valkey with two variants runs four cells, the two of
 // each server together, each naming its server and version; the record
 // names every node's; and on Valkey as on Redis the server meter counts
-// the commands the clients sent, by name, within 1 %, uncontended (a key
-// per client).
+// the commands the clients sent, by name, within 1 % (or one in flight
+// per client), uncontended (a key per client).
 func TestServersGiveEachCellItsServer(t *testing.T) {
 	topotest.NeedServer(t, topologies.ServerValkey)
 	t.Parallel()
@@ -49,7 +49,7 @@ func TestServersGiveEachCellItsServer(t *testing.T) {
 }
 
 // checkMeter checks that the server meter counted, by command name, the
-// commands c's clients sent, within 1 %.
+// commands c's clients sent, within 1 % or one command per client.
 func checkMeter(t *testing.T, c record.Cell) {
 	t.Helper()
 	if c.Server == nil {
@@ -61,8 +61,13 @@ func checkMeter(t *testing.T, c record.Cell) {
 	if c.Variant == "set-nx-ex" {
 		sent += by["del"]
 	}
-	if diff := float64(sent - c.Commands); c.Commands == 0 || diff < -0.01*float64(c.Commands) || diff > 0.01*float64(c.Commands) {
-		t.Errorf("%s on %s: the server counted %d commands the clients sent (%v), the clients %d; want within 1 %%",
+	// Each client has at most one command on the wire when the cell ends:
+	// sent by its count, perhaps not yet by the server's. On a loaded
+	// machine a 500 ms cell can be that short (CI-like run, 5 December:
+	// 95 sent, 91 counted, 4 clients).
+	tolerance := max(0.01*float64(c.Commands), float64(c.Clients))
+	if diff := float64(sent - c.Commands); c.Commands == 0 || diff < -tolerance || diff > tolerance {
+		t.Errorf("%s on %s: the server counted %d commands the clients sent (%v), the clients %d; want within 1 %% or one per client",
 			c.Variant, c.Product, sent, by, c.Commands)
 	}
 	if c.Server.CPUMicrosPerAcquisition <= 0 {
