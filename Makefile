@@ -121,7 +121,7 @@ test: redis valkey chromium clockshim drivers
 # servers they start (pauses, kills, failovers, partitions, clock jumps,
 # processes signalled), which skip under -short; no race detector. Four
 # packages at once, four parallel tests in each, the runner (the longest)
-# first: the tier waits more than it computes (see docs/testing.md).
+# first: it keeps both cores busy (its time and CPU in docs/testing.md).
 test-short: redis valkey chromium clockshim drivers
 	$(GO) test -short -count=1 -p 4 -parallel 4 ./runner ./...
 
