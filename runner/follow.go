@@ -17,8 +17,8 @@ const (
 )
 
 // followEvents are the served and acquired events of every promotion
-// follow saw, timed from measureAt; none when no lock name moved (the
-// clients followed before the promotion was seen, or none had to).
+// follow saw, timed from measureAt; none for a promotion that moved no
+// lock name (none was on the master that failed).
 func followEvents(follow *workloads.Follow, measureAt time.Time) []measure.FaultEvent {
 	var events []measure.FaultEvent
 	for i := 0; ; i++ {

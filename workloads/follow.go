@@ -50,8 +50,9 @@ type silence struct {
 // ended.
 const Never = time.Duration(math.MinInt64)
 
-// followMark is one promotion seen: the names' last answers then, and the
-// first answers after it.
+// followMark is one promotion seen: which lock names moved, and their
+// first answers after it (or, for a name the clients followed before it
+// was seen, the answers that ended its silence).
 type followMark struct {
 	node                        string
 	seen                        time.Time
@@ -63,10 +64,9 @@ type followMark struct {
 // FollowTimes are how long after a promotion was seen the clients first
 // had a try on a moved lock name answered (Served) and first acquired one
 // (Acquired): negative when they did before it was seen, Never when they
-// did not before the cell ended. Moved is
-// how many lock names moved: 0 when every name was answered shortly
-// before the promotion was seen (the clients followed before, or no name
-// moved), and both figures are then 0.
+// did not before the cell ended. Moved is how many lock names moved: 0
+// when every name kept being answered from the fault to the promotion
+// (none was on the master that failed), and both figures are then 0.
 type FollowTimes struct {
 	// Node is the node promoted, Seen when the promotion was seen.
 	Node             string
