@@ -31,6 +31,9 @@ import (
 // also checked as TestClusterFailoverFollowed checks a kill's: the pause
 // stamped on schedule, the promotion timed from it, the new master
 // running most of the lock commands after it, the server figures kept.
+// go-redis' clients, reading the map every second, sometimes follow
+// before the 100 ms role watch sees the promotion: their figures are then
+// negative, and still counted (CI, 5 December: a run without them failed).
 func TestClusterFollowTime(t *testing.T) {
 	topotest.Faulted(t)
 	runID := onFirstMaster(t) // lock:0 on master-1
