@@ -17,7 +17,12 @@ import (
 // Redlock master's (the clock shim in valkey-server) each let a second
 // holder in, and every check the scenario predicts holds; the baseline
 // has no violation. Each runs at once beside the others, on a topology of
-// its own, at the scenario's length (baseline's shortened). The server's
+// its own, at the scenario's length (baseline's shortened), but
+// sentinel-failover, which runs first and alone: with 4 clients on one
+// name its one overlap needs a holder on the old master still holding
+// when the others reach the new one, which the others' load delayed past
+// the hold (a CI-like run on 5 December: 0 overlaps in 8 acquisitions),
+// as it did for TestSentinelFailoverAfterCut's. The server's
 // clock jumps at 1 s into holds of 600 ms, not the scenario's 200 ms: the
 // jump then lands at least 200 ms before the holder releases, however late
 // the holds run, where under this test's load a waiter retrying every 1 ms
@@ -32,16 +37,19 @@ func TestScenariosOnValkey(t *testing.T) {
 		duration *time.Duration // nil: the scenario's
 		hold     string         // "": the scenario's
 		overlaps bool           // a second holder is predicted
+		alone    bool           // not beside the others
 	}{
-		{"baseline", []string{"set-nx-ex", "lua-release"}, &second, "", false},
-		{"sentinel-failover", []string{"lua-release"}, nil, "", true},
-		{"cluster-failover", []string{"lua-release"}, nil, "", true},
-		{"split-brain", []string{"lua-release"}, nil, "", true},
-		{"server-clock-jump", []string{"lua-release"}, nil, "600ms", true},
-		{"redlock-clock-jump", []string{"redlock"}, nil, "", true},
+		{"sentinel-failover", []string{"lua-release"}, nil, "", true, true},
+		{"baseline", []string{"set-nx-ex", "lua-release"}, &second, "", false, false},
+		{"cluster-failover", []string{"lua-release"}, nil, "", true, false},
+		{"split-brain", []string{"lua-release"}, nil, "", true, false},
+		{"server-clock-jump", []string{"lua-release"}, nil, "600ms", true, false},
+		{"redlock-clock-jump", []string{"redlock"}, nil, "", true, false},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
-			t.Parallel()
+			if !tc.alone {
+				t.Parallel()
+			}
 			s, err := plan.LookupScenario(tc.scenario)
 			if err != nil {
 				t.Fatal(err)
