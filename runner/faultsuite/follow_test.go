@@ -2,7 +2,6 @@ package faultsuite_test
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/topologies/topotest"
@@ -78,20 +78,11 @@ func TestClusterFollowTime(t *testing.T) {
 			}
 		})
 	}
-	median := map[string]map[string]float64{}
-	for _, lib := range clients.Names {
-		median[lib] = map[string]float64{}
-		for _, action := range []string{runner.ActionServed, runner.ActionAcquired} {
-			xs := follow[lib][action]
-			if len(xs) != runs {
-				t.FailNow() // a run failed, and said why
-			}
-			slices.Sort(xs)
-			median[lib][action] = xs[len(xs)/2]
-		}
-	}
 	for _, action := range []string{runner.ActionServed, runner.ActionAcquired} {
-		goRedis, rueidis := median["go-redis"][action], median["rueidis"][action]
+		if len(follow["go-redis"][action]) != runs || len(follow["rueidis"][action]) != runs {
+			t.FailNow() // a run failed, and said why
+		}
+		goRedis, rueidis := record.Median(follow["go-redis"][action]), record.Median(follow["rueidis"][action])
 		t.Logf("%s: median %.2fs go-redis, %.2fs rueidis", action, goRedis, rueidis)
 		if goRedis > rueidis+0.5 {
 			t.Errorf("%s: go-redis' clients followed %.2fs after the promotion (median of %d), rueidis' %.2fs; want at most 0.5 s more", action, goRedis, runs, rueidis)
