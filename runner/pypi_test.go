@@ -11,13 +11,11 @@ import (
 // libraries (each in a venv of its own, made by make drivers): on baseline
 // (8 clients, one lock, a 10 s TTL far above the 1 ms hold) redis-py 8's
 // Lock, python-redis-lock in both forms and pottery's Redlock keep
-// exclusion. One second measured is a few hundred handovers each.
+// exclusion (a cell of handovers each).
 func TestPyPIDriversBaseline(t *testing.T) {
 	t.Parallel() // on a redis-server of its own
-	second := time.Second
 	cells := runLibraries(t, "baseline",
-		[]string{"drv:redis-py-8", "drv:python-redis-lock", "drv:python-redis-lock-renew", "drv:pottery-redlock"},
-		plan.Overrides{Clients: []int{8}, Duration: &second})
+		[]string{"drv:redis-py-8", "drv:python-redis-lock", "drv:python-redis-lock-renew", "drv:pottery-redlock"}, handovers())
 	for name, c := range cells {
 		if c.Acquisitions == 0 || c.Violations.Overlaps != 0 || c.Violations.LostUpdates != 0 {
 			t.Errorf("%s: %d acquisitions, %d overlaps, %d lost updates; want acquisitions and neither", name,

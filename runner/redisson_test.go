@@ -1,23 +1,15 @@
 package runner_test
 
-import (
-	"testing"
-	"time"
-
-	"github.com/lockbench/lockbench/plan"
-)
+import "testing"
 
 // Issue 30's must-hold without faults: on baseline (8 clients, one lock, a
 // 10 s TTL far above the 1 ms hold) every form of Redisson keeps
 // exclusion: RLock with its watchdog and with a lease time, RFencedLock,
-// and RPermitExpirableSemaphore with one permit. One second measured each;
-// Redisson hands a lock over through its pub/sub notice, hundreds of
-// acquisitions a second here.
+// and RPermitExpirableSemaphore with one permit (a cell of handovers each;
+// Redisson hands a lock over through its pub/sub notice).
 func TestRedissonBaseline(t *testing.T) {
 	t.Parallel() // on a redis-server of its own
-	second := time.Second
-	cells := runLibraries(t, "baseline", []string{"drv:redisson", "drv:redisson-lease", "drv:redisson-fenced", "drv:redisson-semaphore"},
-		plan.Overrides{Clients: []int{8}, Duration: &second})
+	cells := runLibraries(t, "baseline", []string{"drv:redisson", "drv:redisson-lease", "drv:redisson-fenced", "drv:redisson-semaphore"}, handovers())
 	for name, c := range cells {
 		if c.Acquisitions == 0 || c.Violations.Overlaps != 0 || c.Violations.LostUpdates != 0 {
 			t.Errorf("%s: %d acquisitions, %d overlaps, %d lost updates; want acquisitions and neither", name,
