@@ -34,7 +34,7 @@ const overlapTries = 3
 // switch past the holder's hold, that run has none (CI-like runs on 5
 // December: 0 overlaps in 8 acquisitions, three times in a week's runs).
 // The prediction is that the anomaly happens, not that it happens in every
-// run; every run's other checks are run's.
+// run; run makes the test's other checks on each run it makes.
 func untilOverlap(t *testing.T, run func() record.Cell) record.Cell {
 	t.Helper()
 	var c record.Cell
