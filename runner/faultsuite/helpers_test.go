@@ -31,8 +31,9 @@ const overlapTries = 3
 // cell. After the cut Sentinel failover, with 4 clients on one name, the
 // run has one chance of a second holder: a holder on the old master still
 // holding when the others reach the new one. When the machine delays the
-// switch past the holder's hold, that run has none (CI-like runs on 5
-// December: 0 overlaps in 8 acquisitions, three times in a week's runs).
+// switch past the holder's hold, that run has none (three CI-like runs
+// of 5 December, each in one of these tests: 0 overlaps in 8
+// acquisitions).
 // The prediction is that the anomaly happens, not that it happens in every
 // run; run makes the test's other checks on each run it makes.
 func untilOverlap(t *testing.T, run func() record.Cell) record.Cell {
