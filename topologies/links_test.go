@@ -163,3 +163,21 @@ func TestNoLinks(t *testing.T) {
 		t.Error("a detached topology with proxies started")
 	}
 }
+
+// peerName searches lockbench's own table of open files last: it holds
+// every connection the fronts carry (see peerName).
+func TestSearchOrderLockbenchLast(t *testing.T) {
+	names := map[int]string{40: "master", 7: "replica-1", 90: "clients-a", 12: "sentinel-1"}
+	for _, self := range []int{1, 50, 100} {
+		order, got := searchOrder(names, self)
+		if want := []int{7, 12, 40, 90, self}; !slices.Equal(order, want) {
+			t.Errorf("self %d: order %v; want %v", self, order, want)
+		}
+		if got[self] != FromLockbench || got[40] != "master" || len(names) != 4 {
+			t.Errorf("self %d: names %v (given %v); want the nodes' and lockbench's, the given ones unchanged", self, got, names)
+		}
+	}
+	if order, _ := searchOrder(nil, 3); !slices.Equal(order, []int{3}) {
+		t.Errorf("no nodes: order %v; want lockbench alone", order)
+	}
+}
