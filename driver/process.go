@@ -209,7 +209,10 @@ func (p *Process) PID() int { return p.cmd.Process.Pid }
 
 // Signal sends sig to the driver's whole process group: SIGSTOP and
 // SIGCONT pause and resume it (its every client and thread), SIGKILL
-// crashes it.
+// crashes it. SIGSTOP returns once every thread of the group's processes
+// is stopped (where /proc says so, within stopWait): a thread woken
+// before it stopped could otherwise still answer a request sent after
+// (TestSignalPause on a loaded machine: an acquire answered).
 func (p *Process) Signal(sig syscall.Signal) error {
 	select {
 	case <-p.exited:
@@ -219,7 +222,29 @@ func (p *Process) Signal(sig syscall.Signal) error {
 	if err := syscall.Kill(-p.PID(), sig); err != nil {
 		return fmt.Errorf("driver %s: signal %v to group %d: %w", p.m.Name, sig, p.PID(), err)
 	}
+	if sig == syscall.SIGSTOP {
+		waitStopped(p.PID())
+	}
 	return nil
+}
+
+// stopWait bounds how long Signal waits for a group to stop.
+const stopWait = time.Second
+
+// waitStopped waits, up to stopWait, until every process of group pgid
+// that /proc can tell of is stopped.
+func waitStopped(pgid int) {
+	for deadline := time.Now().Add(stopWait); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		stopped := true
+		for _, pid := range procfs.Group(pgid) {
+			if s, known := procfs.Stopped(pid); known && !s {
+				stopped = false
+			}
+		}
+		if stopped {
+			return
+		}
+	}
 }
 
 // Err is the error the process failed with (a protocol violation, its

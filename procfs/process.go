@@ -57,6 +57,32 @@ func State(pid int) byte {
 	return f[0][0]
 }
 
+// Stopped says whether every thread of process pid is stopped (state T
+// or t); known is false where there is no /proc to say, or no such
+// process. A SIGSTOP stops a process's threads one by one, each when it
+// next runs: one woken meanwhile can still do work.
+func Stopped(pid int) (stopped, known bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil || len(tasks) == 0 {
+		return false, false
+	}
+	for _, task := range tasks {
+		stat, err := os.ReadFile(dir + task.Name() + "/stat")
+		if err != nil {
+			continue // the thread is gone
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 || i+2 >= len(stat) {
+			return false, false
+		}
+		if state := stat[i+2]; state != 'T' && state != 't' {
+			return false, true
+		}
+	}
+	return true, true
+}
+
 // Start returns the start time of process pid (in clock ticks since
 // boot) and whether it runs; a zombie does not. Where there is no /proc
 // it says only whether it runs, through ps.

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/lockbench/lockbench/procfs"
 )
@@ -93,5 +96,32 @@ func TestLoadAverage(t *testing.T) {
 	load, ok := procfs.LoadAverage()
 	if _, err := os.Stat("/proc/loadavg"); err == nil && (!ok || load < 0) {
 		t.Errorf("LoadAverage = %v, %v; want a load of 0 or more", load, ok)
+	}
+}
+
+// Stopped tells a process SIGSTOP stopped from one running, every thread
+// of it.
+func TestStopped(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	pid := cmd.Process.Pid
+	if s, known := procfs.Stopped(pid); !known || s {
+		t.Fatalf("a sleeping process: stopped %v, known %v; want false, true", s, known)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s, _ := procfs.Stopped(pid); !s && time.Now().Before(deadline); s, _ = procfs.Stopped(pid) {
+		time.Sleep(time.Millisecond)
+	}
+	if s, known := procfs.Stopped(pid); !known || !s {
+		t.Errorf("after SIGSTOP: stopped %v, known %v; want true, true", s, known)
+	}
+	if _, known := procfs.Stopped(1 << 30); known {
+		t.Error("a process that does not exist is known")
 	}
 }
