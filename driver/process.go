@@ -232,17 +232,14 @@ func (p *Process) Signal(sig syscall.Signal) error {
 const stopWait = time.Second
 
 // waitStopped waits, up to stopWait, until every process of group pgid
-// that /proc can tell of is stopped.
+// that /proc can tell of is stopped. The group is listed once: a stopped
+// group starts no process.
 func waitStopped(pgid int) {
-	for deadline := time.Now().Add(stopWait); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		stopped := true
-		for _, pid := range procfs.Group(pgid) {
-			if s, known := procfs.Stopped(pid); known && !s {
-				stopped = false
-			}
-		}
-		if stopped {
-			return
+	group := procfs.Group(pgid)
+	deadline := time.Now().Add(stopWait)
+	for _, pid := range group {
+		for s, known := procfs.Stopped(pid); known && !s && time.Now().Before(deadline); s, known = procfs.Stopped(pid) {
+			time.Sleep(time.Millisecond)
 		}
 	}
 }

@@ -128,11 +128,9 @@ func (l *Local) startCluster(ctx context.Context, params map[string]int) error {
 // readyOrMeet checks that the node at a is ready (clusterReady) and, when
 // it is not, has it meet the nodes it lacks.
 func (l *Local) readyOrMeet(ctx context.Context, a *NodeConn, nodes []*localNode, replicas int) error {
-	err := clusterReady(ctx, a, len(nodes), replicas)
-	if err != nil {
-		if view, verr := a.clusterNodes(ctx); verr == nil {
-			l.meetMissing(ctx, a, view, nodes)
-		}
+	view, err := clusterReady(ctx, a, len(nodes), replicas)
+	if err != nil && view != nil {
+		l.meetMissing(ctx, a, view, nodes)
 	}
 	return err
 }
@@ -157,18 +155,18 @@ func (l *Local) meetMissing(ctx context.Context, a *NodeConn, view []redisinfo.C
 
 // clusterReady checks that the node at a reports cluster_state:ok and
 // knows every node, none failing or in handshake, and the replicas as
-// replicas.
-func clusterReady(ctx context.Context, a *NodeConn, nodes, replicas int) error {
-	info, err := a.text(ctx, "CLUSTER", "INFO")
-	if err != nil {
-		return err
-	}
-	if state, _ := redisinfo.Field(info, "", "cluster_state"); state != "ok" {
-		return fmt.Errorf("%s: cluster_state:%s", a.addr, state)
-	}
+// replicas. It returns the nodes a knows, nil when it could not ask.
+func clusterReady(ctx context.Context, a *NodeConn, nodes, replicas int) ([]redisinfo.ClusterNode, error) {
 	view, err := a.clusterNodes(ctx)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	info, err := a.text(ctx, "CLUSTER", "INFO")
+	if err != nil {
+		return view, err
+	}
+	if state, _ := redisinfo.Field(info, "", "cluster_state"); state != "ok" {
+		return view, fmt.Errorf("%s: cluster_state:%s", a.addr, state)
 	}
 	slaves := 0
 	for _, n := range view {
@@ -176,13 +174,13 @@ func clusterReady(ctx context.Context, a *NodeConn, nodes, replicas int) error {
 			slaves++
 		}
 		if n.Failing() || n.Has("handshake") || n.Has("noaddr") {
-			return fmt.Errorf("%s sees %s as %s", a.addr, cmp.Or(n.Addr, n.ID), strings.Join(n.Flags, ","))
+			return view, fmt.Errorf("%s sees %s as %s", a.addr, cmp.Or(n.Addr, n.ID), strings.Join(n.Flags, ","))
 		}
 	}
 	if len(view) != nodes || slaves != replicas {
-		return fmt.Errorf("%s knows %d nodes (%d replicas), want %d (%d)", a.addr, len(view), slaves, nodes, replicas)
+		return view, fmt.Errorf("%s knows %d nodes (%d replicas), want %d (%d)", a.addr, len(view), slaves, nodes, replicas)
 	}
-	return nil
+	return view, nil
 }
 
 // clusterNodes sends CLUSTER NODES and parses the reply.

@@ -31,7 +31,7 @@ func TestMeetMissingRejoins(t *testing.T) {
 	if err := a.exec(ctx, "CLUSTER", "FORGET", id); err != nil {
 		t.Fatal(err)
 	}
-	if err := clusterReady(ctx, a, 3, 0); err == nil {
+	if _, err := clusterReady(ctx, a, 3, 0); err == nil {
 		t.Fatal("after CLUSTER FORGET the node still knows all three")
 	}
 	err = waitFor(ctx, 15*time.Second, "master-1 to know master-3 again", func(ctx context.Context) error {
