@@ -59,6 +59,7 @@ type node struct {
 	dir      string
 	confFile string
 	logFile  string
+	log      *nodeLog // the bounded log the process writes to; nil for a detached node
 	addr     string
 	busPort  int // the cluster bus port, 0 outside a cluster
 	detached bool
@@ -152,11 +153,20 @@ func tryStartNode(ctx context.Context, path string, cfg nodeConfig) (*node, stri
 		detached: cfg.detached,
 		onStart:  cfg.onStart,
 	}
+	// The server logs to its stdout, which lockbench keeps bounded
+	// (nodelog.go). A detached node outlives lockbench, and with it
+	// whatever reads its output: it writes its own log file.
+	logfile := `""`
+	if cfg.detached {
+		logfile = n.logFile
+	} else {
+		n.log = newNodeLog(n.logFile)
+	}
 	conf := []string{
 		"port " + strconv.Itoa(port),
 		"bind 127.0.0.1",
 		"dir " + dir,
-		"logfile " + n.logFile,
+		"logfile " + logfile,
 		"daemonize no",
 	}
 	n.confFile = filepath.Join(dir, "redis.conf")
@@ -208,18 +218,28 @@ func (n *node) start(ctx context.Context) error {
 	}
 	// What redis-server says before it opens its log (a bad config line)
 	// goes to the log too.
-	out, err := os.OpenFile(n.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	out, logPipe, err := n.output()
 	if err != nil {
 		n.mu.Unlock()
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
-	defer out.Close() // the child has its own copy
 	cmd := exec.Command(n.path, n.args...)
 	cmd.Dir = n.dir
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.Env = n.clockEnv()
 	cmd.SysProcAttr = childAttr(n.detached)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	_ = out.Close() // the child has its own copy: the pipe ends when the child's does
+	logged := make(chan struct{})
+	if logPipe != nil {
+		go func() { // ends when the process (and any child it forked) has exited
+			defer close(logged)
+			n.log.copyFrom(logPipe)
+		}()
+	} else {
+		close(logged)
+	}
+	if err != nil {
 		n.mu.Unlock()
 		return fmt.Errorf("%w: %w", ErrStart, err)
 	}
@@ -243,9 +263,26 @@ func (n *node) start(ctx context.Context) error {
 
 	if err := n.waitReady(ctx, p); err != nil {
 		n.kill()
+		select { // the log the error names holds what the process wrote
+		case <-logged:
+		case <-time.After(stopTimeout):
+		}
 		return fmt.Errorf("%w on %s: %w (log kept in %s)", ErrStart, n.addr, err, n.logFile)
 	}
 	return nil
+}
+
+// output is where the node's next process writes its stdout and stderr:
+// the write end of a pipe whose read end (returned too) feeds the node's
+// bounded log, or, for a detached node, its log file itself. The caller
+// closes out once the process has started.
+func (n *node) output() (out, logPipe *os.File, err error) {
+	if n.log == nil {
+		out, err = os.OpenFile(n.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		return out, nil, err
+	}
+	logPipe, out, err = os.Pipe()
+	return out, logPipe, err
 }
 
 // waitReady polls INFO server until the node answers as its own process

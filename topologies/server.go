@@ -34,10 +34,24 @@ var serverBinaries = map[string]struct{ bin, install string }{
 // (valkey-server on PATH), or any other server binary, by its path or its
 // name on PATH (a newer Redis someone built, say). Valkey runs with the
 // config lockbench writes for Redis as it is (its names for the settings
-// lockbench uses are Redis'), Sentinel mode included. A binary that is no
-// server is found out when it starts: it must answer INFO server. A
-// missing binary is ErrNoRedisServer, its message saying what to install.
+// lockbench uses are Redis'), Sentinel mode included. The binary is asked
+// what it is (identify) before any node starts: one that is not Redis or
+// Valkey is ErrNotAServer. A missing binary is ErrNoRedisServer, its
+// message saying what to install.
 func ServerBinary(server string) (string, error) {
+	path, err := serverPath(server)
+	if err != nil {
+		return "", err
+	}
+	if err := identify(path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// serverPath is the binary server names (see ServerBinary), not yet asked
+// what it is.
+func serverPath(server string) (string, error) {
 	if server == "" {
 		server = ServerRedis
 	}

@@ -147,6 +147,9 @@ func TestBadFiles(t *testing.T) {
 
 		// Servers.
 		{"server no such binary", []string{"run", "--server", "/no/such/binary"}, []string{"--server", "/no/such/binary", "no such server binary", "install"}},
+		// Binaries that are no server: refused from their --version, before any node starts.
+		{"server not a server", []string{"run", "--server", "/bin/true", "--duration", "1s"}, []string{"--server", "/bin/true is not a Redis or Valkey server", `answered "true (GNU coreutils)`}},
+		{"server that writes without end", []string{"run", "--server", "/usr/bin/yes", "--duration", "1s"}, []string{"--server", "/usr/bin/yes is not a Redis or Valkey server", `answered "yes (GNU coreutils)`}},
 		{"servers unknown name", []string{"run", "--servers", "redis,keydb-server-9"}, []string{"--servers", "keydb-server-9", "install"}},
 		{"servers twice", []string{"run", "--servers", "redis,redis"}, []string{"--servers", "redis given twice"}},
 		{"server on a target", []string{"run", "--server", "redis", "--target", "redis://127.0.0.1:1"}, []string{"--server", "target is not one"}},
