@@ -42,6 +42,10 @@ type Schedule struct {
 	// roles sees: the node, when it was seen, and when the fault that
 	// caused it began (Start when none did).
 	Promoted func(node string, seen, cause time.Time)
+	// Arrived, when set, is called each time the watch of the roles sees
+	// clients' commands first reach a node (topologies.RoleChange's
+	// Arrived): the node and when it was seen.
+	Arrived func(node string, at time.Time)
 }
 
 // Running is a schedule under way (Start); Wait returns what it did.
@@ -197,6 +201,12 @@ func Start(ctx context.Context, s Schedule) *Running {
 	if w, ok := ctrl.(topologies.RoleWatcher); ok && watch {
 		r.wg.Go(func() {
 			w.WatchRoles(ctx, WatchEvery, func(c topologies.RoleChange) {
+				if c.Arrived {
+					if s.Arrived != nil {
+						s.Arrived(c.Node, c.At)
+					}
+					return
+				}
 				r.mu.Lock()
 				e := roleEvent(c, start, r.events)
 				r.events = append(r.events, e)

@@ -244,6 +244,7 @@ func notes(rec *record.Record, legend string) []string {
 	}
 	notes = append(notes, ErrorNotes(rec)...)
 	notes = append(notes, followNotes(rec)...)
+	notes = append(notes, silenceNotes(rec)...)
 	return append(notes, shardNotes(rec)...)
 }
 

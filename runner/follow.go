@@ -8,26 +8,22 @@ import (
 )
 
 // The fault events that say how soon a cell's clients followed each
-// promotion (workloads.Follow): the first command the new master served
-// for a client, and the first acquisition there, each timed from the
-// promotion (DurationS).
+// promotion (workloads.Follow): the first time the clients' commands
+// reached the new master, and the first acquisition after that, each
+// timed from the promotion seen (DurationS).
 const (
 	ActionServed   = "served"
 	ActionAcquired = "acquired"
 )
 
 // followEvents are the served and acquired events of every promotion
-// follow saw, timed from measureAt; none for a promotion that moved no
-// lock name (none was on the master that failed).
+// follow saw, timed from measureAt.
 func followEvents(follow *workloads.Follow, measureAt time.Time) []measure.FaultEvent {
 	var events []measure.FaultEvent
 	for i := 0; ; i++ {
 		t, ok := follow.Times(i)
 		if !ok {
 			return events
-		}
-		if t.Moved == 0 {
-			continue
 		}
 		seen := t.Seen.Sub(measureAt).Seconds()
 		for _, e := range []struct {

@@ -354,7 +354,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	spec.Faults = p.Faults
 	spec.Ready = oracle.ready
 	if slices.ContainsFunc(p.Faults, func(f faults.Fault) bool { return f.Kind.OnNode() }) {
-		spec.Follow = workloads.NewFollow(spec) // how soon the clients follow a failover
+		spec.Follow = workloads.NewFollow() // how soon the clients follow a failover
 	}
 	counted := variants.NewCounted(conns[0])
 	newLock := lockMaker(p, variant, prefix, counted, s.groups)
@@ -397,7 +397,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 		stats.begin(ctx)
 		measureAt = time.Now()
 		schedule = faults.Start(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: control(p, topo), Net: s.net, Start: measureAt,
-			BeforeNode: stats.BeforeNode, Promoted: spec.Follow.Mark})
+			BeforeNode: stats.BeforeNode, Promoted: spec.Follow.Mark, Arrived: spec.Follow.Arrived})
 	})
 	stopFaults()
 	// The schedule restores what it paused or cut before it returns: the

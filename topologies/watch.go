@@ -15,6 +15,14 @@ type RoleChange struct {
 	From, To Role
 	// At is when the watch saw it: within one poll of when it happened.
 	At time.Time
+	// Arrived, when set, says instead that clients' commands first
+	// reached the node at At (within one poll), From and To being its
+	// role: a connection that is no replication link ran a command that
+	// is no admin command (adminCommands), opened since the watch began
+	// or last saw the node demoted. It is how soon clients followed a
+	// promotion, whatever its kind: after a graceful failover the old
+	// master keeps answering the clients until it is demoted.
+	Arrived bool
 }
 
 // RoleWatcher is a topology whose data nodes may change roles by
@@ -68,6 +76,7 @@ func (l *Local) failsOver() bool {
 func watchRole(ctx context.Context, n Node, every time.Duration, changed func(RoleChange)) {
 	every = max(every, time.Millisecond)
 	last := n.Role
+	var clients arrivals
 	var conn *NodeConn
 	defer func() {
 		if conn != nil {
@@ -84,12 +93,24 @@ func watchRole(ctx context.Context, n Node, every time.Duration, changed func(Ro
 		}
 		actx, cancel := context.WithTimeout(ctx, every)
 		role, err := askRole(actx, &conn, n.Endpoint)
+		var arrived bool
+		if err == nil {
+			arrived, _ = clients.ask(actx, conn)
+		}
 		cancel()
-		if err != nil || role == last {
+		if err != nil {
 			continue
 		}
-		changed(RoleChange{Node: n.Name, From: last, To: role, At: time.Now()})
-		last = role
+		if role != last {
+			changed(RoleChange{Node: n.Name, From: last, To: role, At: time.Now()})
+			if role == RoleReplica {
+				clients.reset()
+			}
+			last = role
+		}
+		if arrived {
+			changed(RoleChange{Node: n.Name, From: role, To: role, At: time.Now(), Arrived: true})
+		}
 	}
 }
 

@@ -58,7 +58,7 @@ func (c *client) cycle(ctx context.Context, intended, began time.Time) (goOn boo
 		return c.failedAcquire(ctx, rec, err, done), time.Time{}
 	}
 	c.complete(acq, history.OK, lease.Token())
-	c.d.spec.Follow.answered(k, done, true)
+	c.d.spec.Follow.acquired(done)
 	expiry := c.acquiredMargin(lease, began, done)
 	c.tally.Acquired(done, done.Sub(intended), done.Sub(began))
 	c.live.Acquired(done.Sub(intended))

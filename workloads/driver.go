@@ -382,7 +382,6 @@ func (c *client) attempt(err error) {
 		c.lastBusy = at
 		c.tally.AttemptedBusy(at)
 		c.live.BusyTry()
-		c.d.spec.Follow.answered(c.key, at, false)
 		if !c.waiting {
 			c.waiting = true
 			c.d.oracle.WaitingAt(c.key, at)

@@ -69,7 +69,7 @@ type Spec struct {
 	// Live, when set, is fed while the cell runs (see Live). Default nil.
 	Live *Live `json:"-"`
 	// Follow, when set, measures how soon the clients follow a failover
-	// (see Follow; NewFollow with Keys). Default nil.
+	// (see Follow and NewFollow). Default nil.
 	Follow *Follow `json:"-"`
 	// FirstClient is the run-wide number of this process's first client
 	// when shards of a run split the clients (0 otherwise): with
