@@ -32,7 +32,8 @@ type arrivals struct {
 }
 
 // ask reads the node's connections (CLIENT LIST) and reports whether the
-// clients arrived at this ask: true once, until reset.
+// clients arrived at this ask: true once, until reset. A node that does
+// not answer is asked again at the next tick.
 func (a *arrivals) ask(ctx context.Context, conn *NodeConn) (bool, error) {
 	text, err := conn.text(ctx, "CLIENT", "LIST")
 	if err != nil {

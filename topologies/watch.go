@@ -29,9 +29,10 @@ type RoleChange struct {
 // themselves, without Promote: a Sentinel's master or a cluster's master
 // that fails has a replica promoted in its place.
 type RoleWatcher interface {
-	// WatchRoles asks each data node its role (ROLE) every interval until
-	// ctx ends, and calls changed, from one goroutine at a time, with every
-	// change it sees; then it returns. A node that does not answer (paused,
+	// WatchRoles asks each data node its role (ROLE) and its connections
+	// (CLIENT LIST) every interval until ctx ends, and calls changed, from
+	// one goroutine at a time, with every change it sees and every arrival
+	// of clients' commands (RoleChange.Arrived); then it returns. A node that does not answer (paused,
 	// killed) keeps the role it last reported until it answers again.
 	WatchRoles(ctx context.Context, every time.Duration, changed func(RoleChange))
 }
@@ -69,8 +70,9 @@ func (l *Local) failsOver() bool {
 	return l.masterName != "" || l.mode == ModeCluster && len(l.byRole(RoleReplica)) > 0
 }
 
-// watchRole asks n its role every interval until ctx ends and reports
-// every change from the role it had when last seen (at first, n.Role).
+// watchRole asks n its role and its connections every interval until ctx
+// ends and reports every change from the role it had when last seen (at
+// first, n.Role), and the clients' arrivals (arrivals).
 // Each ask may take one interval: a node that does not answer in time is
 // asked again at the next tick.
 func watchRole(ctx context.Context, n Node, every time.Duration, changed func(RoleChange)) {
