@@ -127,6 +127,41 @@ func TestStopsAnswering(t *testing.T) {
 	}
 }
 
+// What a driver left unanswered is counted when it is closed, by
+// operation: the requests of a silent driver, also those whose callers
+// stopped waiting; none of a driver that answered everything.
+func TestUnansweredAtClose(t *testing.T) {
+	cfg := config(t)
+	silent := start(t, drivertest.Bad(t, "silent"), cfg)
+	for client := range 3 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // the request is sent, then given up at once
+		if _, err := silent.Client(client).Acquire(ctx, key("k")); !errors.Is(err, context.Canceled) {
+			t.Fatalf("client %d: %v, want canceled", client, err)
+		}
+	}
+	if got := silent.Unanswered(); got != nil {
+		t.Errorf("before Close: %v, want none counted", got)
+	}
+	_ = silent.Close()
+	if got, answered := silent.Unanswered(), silent.Answered(); got["acquire"] != 3 || len(got) != 1 || answered != 0 {
+		t.Errorf("silent driver closed: unanswered %v, answered %d; want 3 acquires unanswered, none answered", got, answered)
+	}
+
+	answering := start(t, drivertest.Bad(t, "noexclusion"), cfg)
+	lease, err := answering.Client(0).Acquire(context.Background(), key("k"))
+	if err == nil {
+		_, err = lease.Release(context.Background())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = answering.Close()
+	if got, answered := answering.Unanswered(), answering.Answered(); got != nil || answered != 2 {
+		t.Errorf("answering driver closed: unanswered %v, answered %d; want none, 2", got, answered)
+	}
+}
+
 // A driver that stops reading its stdin: once the pipe is full, the
 // requests that wait to be written fail at their deadline, and the
 // process at its blocked write's (indefinite: a line may be half

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"strings"
@@ -39,6 +40,10 @@ type Process struct {
 	leases   map[leaseKey]*Lease
 	failure  error // set once: every later request fails with it
 	closing  bool
+	// answered counts the clients' requests the driver replied to;
+	// unanswered, by operation, those still pending when it was closed.
+	answered   int64
+	unanswered map[string]int
 	// nextSweep is the earliest deadline of a request sweep knows of.
 	nextSweep time.Time
 	sweepStop chan struct{} // closed when the process is closed: sweep ends
@@ -298,9 +303,47 @@ func (p *Process) close() error {
 	_ = p.stderr.Close()
 	<-p.readDone
 	<-p.errDone
+	p.countUnanswered() // every reply the driver wrote has been read
 	p.fail(fmt.Errorf("driver %s: %w", p.m.Name, ErrClosed))
 	close(p.sweepStop)
 	return err
+}
+
+// countUnanswered keeps, by operation, the clients' requests still
+// pending: the driver never replied to them. A process that failed has
+// none pending (its failure ended them).
+func (p *Process) countUnanswered() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, req := range p.pending {
+		if req.client >= 0 {
+			if p.unanswered == nil {
+				p.unanswered = map[string]int{}
+			}
+			p.unanswered[req.op]++
+		}
+	}
+}
+
+// Unanswered counts, by operation (acquire, release, extend, raw), the
+// clients' requests the driver left unanswered: sent, and no reply read
+// by the time Close had ended the process. Those whose caller stopped
+// waiting (its context ended, its deadline passed) count too, and so
+// does the release lockbench sends for an acquire_ok that came too late.
+// Nil before Close, when every request was answered, and when the
+// process failed (its failure, Err, ended what was pending).
+func (p *Process) Unanswered() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.unanswered)
+}
+
+// Answered is how many of the clients' requests the driver has replied
+// to (init not counted).
+func (p *Process) Answered() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.answered
 }
 
 // exitError is the error of a process that ended without being closed:

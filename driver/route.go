@@ -112,6 +112,9 @@ func (p *Process) route(line []byte) string {
 		m.line = quote(line) // for the handshake's errors
 	}
 	delete(p.pending, id)
+	if req.client >= 0 {
+		p.answered++
+	}
 	if p.inflight[req.client] == req {
 		delete(p.inflight, req.client)
 	}

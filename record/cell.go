@@ -243,4 +243,25 @@ type Driver struct {
 	// around the request, it shows what the protocol's pipe costs. Absent
 	// when the driver reports no times.
 	LibraryAcquireUS measure.Latency `json:"library_acquire_us,omitzero"`
+	// Unanswered are the processes that left requests of the cell's
+	// clients unanswered: sent, and no reply read by the time lockbench
+	// closed them at the cell's end (a driver that stopped answering; or
+	// acquires still waiting for a held lock when the cell ended). Absent
+	// when every request was answered.
+	Unanswered []UnansweredRequests `json:"unanswered,omitempty"`
+}
+
+// UnansweredRequests are the requests one driver process of a cell left
+// unanswered.
+type UnansweredRequests struct {
+	// Process numbers the cell's driver processes from 1 (driver-1,
+	// the fault events' name); PID is its process id.
+	Process int `json:"process"`
+	PID     int `json:"pid"`
+	// Requests is how many it left unanswered, ByOp by operation
+	// (acquire, release, extend).
+	Requests int            `json:"requests"`
+	ByOp     map[string]int `json:"by_op"`
+	// Answered is how many of the clients' requests it did answer.
+	Answered int64 `json:"answered"`
 }

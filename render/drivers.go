@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/lockbench/lockbench/record"
@@ -11,11 +13,13 @@ import (
 // (its command, library, version, language and processes) and, where the
 // driver reported its library's times, the median acquire in the library
 // beside the median lockbench timed around the request at each client
-// count: the difference is what the protocol's pipe costs.
+// count: the difference is what the protocol's pipe costs. Then, for each
+// cell whose processes left requests unanswered, how many and which.
 func driverNotes(rec *record.Record) []string {
 	var notes []string
 	index := map[string]int{}  // variant -> its note
 	timed := map[string]bool{} // variant and clients with their times said
+	var unanswered []string    // after the drivers' notes, a cell's each
 	for _, c := range rec.Cells {
 		d := c.Driver
 		if d == nil {
@@ -31,6 +35,9 @@ func driverNotes(rec *record.Record) []string {
 			notes = append(notes, fmt.Sprintf("%s: driver %s, %s %s (%s), command %q, %s per cell",
 				c.Variant, d.Name, d.Library, d.Version, d.Language, strings.Join(d.Command, " "), procs))
 		}
+		if len(d.Unanswered) > 0 {
+			unanswered = append(unanswered, unansweredNote(c))
+		}
 		key := fmt.Sprintf("%s %d", c.Variant, c.Clients)
 		if lib := d.LibraryAcquireUS.P50; lib > 0 && !timed[key] {
 			timed[key] = true
@@ -38,5 +45,27 @@ func driverNotes(rec *record.Record) []string {
 				record.FormatMicros(lib), record.FormatMicros(c.AcquireLatencyUS.P50))
 		}
 	}
-	return notes
+	return append(notes, unanswered...)
+}
+
+// unansweredNote says how many requests a driver cell's processes left
+// unanswered at its end, and which process left them: "drv:mute, 2
+// clients: 2 requests unanswered at the cell's end: driver-1 pid 4242: 1
+// acquire (0 answered), driver-2 pid 4243: 1 acquire (0 answered)".
+func unansweredNote(c record.Cell) string {
+	total := 0
+	var procs []string
+	for _, u := range c.Driver.Unanswered {
+		total += u.Requests
+		var ops []string
+		for _, op := range slices.Sorted(maps.Keys(u.ByOp)) {
+			ops = append(ops, fmt.Sprintf("%d %s", u.ByOp[op], op))
+		}
+		procs = append(procs, fmt.Sprintf("driver-%d pid %d: %s (%d answered)", u.Process, u.PID, strings.Join(ops, ", "), u.Answered))
+	}
+	requests := "requests"
+	if total == 1 {
+		requests = "request"
+	}
+	return fmt.Sprintf("%s, %d clients: %d %s unanswered at the cell's end: %s", c.Variant, c.Clients, total, requests, strings.Join(procs, ", "))
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,5 +29,21 @@ func TestDriverNotes(t *testing.T) {
 		`16 clients: acquire p50 ` + record.FormatMicros(40) + ` in the library, ` + record.FormatMicros(120) + ` as lockbench timed it`
 	if len(found) != 1 || found[0] != want {
 		t.Errorf("driver notes %q\nwant %q", found, want)
+	}
+}
+
+// A driver cell whose processes left requests unanswered says how many,
+// and which process left them.
+func TestUnansweredNote(t *testing.T) {
+	d := &record.Driver{Name: "mute", Command: []string{"./mute"}, Library: "mute", Version: "0", Language: "go", Procs: 2,
+		Unanswered: []record.UnansweredRequests{
+			{Process: 1, PID: 4242, Requests: 1, ByOp: map[string]int{"acquire": 1}},
+			{Process: 2, PID: 4243, Requests: 3, ByOp: map[string]int{"acquire": 1, "release": 2}, Answered: 7},
+		}}
+	rec := &record.Record{Cells: []record.Cell{{Variant: "drv:mute", Clients: 2, Driver: d}}}
+	want := "drv:mute, 2 clients: 4 requests unanswered at the cell's end: driver-1 pid 4242: 1 acquire (0 answered), " +
+		"driver-2 pid 4243: 1 acquire, 2 release (7 answered)"
+	if notes := Notes(rec); !slices.Contains(notes, want) {
+		t.Errorf("notes %q\nwant among them %q", notes, want)
 	}
 }

@@ -39,12 +39,15 @@ type driverCell struct {
 	// (a broken protocol, an exit): it fails the cell.
 	failMu  sync.Mutex
 	failure error
+	// stopWatch ends the watch (watch), once; nil before it began.
+	stopWatch func()
 }
 
 // cellProcess is one driver process of a cell.
 type cellProcess struct {
-	p    *driver.Process
-	name string // in fault events: driver-2 pid 12345
+	p     *driver.Process
+	index int    // from 1
+	name  string // in fault events: driver-2 pid 12345
 	// killed is set by a holder-crash: the process's end is the fault's.
 	killed atomic.Bool
 	// took are the library's own acquire times (took_us) in the measured
@@ -74,7 +77,7 @@ func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifes
 			if err == nil {
 				var proc *driver.Process
 				if proc, err = driver.Start(ctx, m, cfg); err == nil {
-					dc.procs[i] = &cellProcess{p: proc, name: fmt.Sprintf("driver-%d pid %d", i+1, proc.PID()), took: metrics.NewHistogram()}
+					dc.procs[i] = &cellProcess{p: proc, index: i + 1, name: fmt.Sprintf("driver-%d pid %d", i+1, proc.PID()), took: metrics.NewHistogram()}
 					if local, ok := s.topo.(*topologies.Local); ok && s.net != nil {
 						local.ClientProcess(proc.PID(), group)
 					}
@@ -205,7 +208,8 @@ const watchInterval = 50 * time.Millisecond
 
 // watch returns a context that ends with ctx, or when a process the cell
 // did not kill fails (a broken protocol, an exit): the cell then stops,
-// and fails with that error (failed). stop ends the watch.
+// and fails with that error (failed). stop ends the watch; it may be
+// called more than once, and close calls it.
 func (dc *driverCell) watch(ctx context.Context) (cellCtx context.Context, stop func()) {
 	cellCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -227,12 +231,13 @@ func (dc *driverCell) watch(ctx context.Context) (cellCtx context.Context, stop 
 			}
 		}
 	})
-	return cellCtx, func() {
+	dc.stopWatch = sync.OnceFunc(func() {
 		close(done)
 		wg.Wait()
 		_ = dc.check() // a failure in the last moments counts too
 		cancel()
-	}
+	})
+	return cellCtx, dc.stopWatch
 }
 
 // check records the first failure of a process the cell did not kill.
@@ -258,8 +263,13 @@ func (dc *driverCell) failed() error {
 	return dc.failure
 }
 
-// close closes every process of the cell, at once.
+// close ends the watch, then closes every process of the cell, at once
+// (the processes' own close ending them is no failure of theirs). It
+// may be called more than once.
 func (dc *driverCell) close() {
+	if dc.stopWatch != nil {
+		dc.stopWatch()
+	}
 	var wg sync.WaitGroup
 	for _, proc := range dc.procs {
 		if proc != nil {
@@ -269,17 +279,28 @@ func (dc *driverCell) close() {
 	wg.Wait()
 }
 
-// record is the cell's driver as the record keeps it.
+// record is the cell's driver as the record keeps it. It closes the
+// cell's processes first: what each left unanswered is known once it
+// has ended.
 func (dc *driverCell) record() *record.Driver {
+	dc.close()
 	info := dc.procs[0].p.Info()
 	took := metrics.NewHistogram()
+	var unanswered []record.UnansweredRequests
 	for _, proc := range dc.procs {
 		proc.mu.Lock()
 		took.Merge(proc.took)
 		proc.mu.Unlock()
+		if byOp := proc.p.Unanswered(); len(byOp) > 0 {
+			u := record.UnansweredRequests{Process: proc.index, PID: proc.p.PID(), ByOp: byOp, Answered: proc.p.Answered()}
+			for _, n := range byOp {
+				u.Requests += n
+			}
+			unanswered = append(unanswered, u)
+		}
 	}
 	return &record.Driver{Name: dc.m.Name, Command: dc.m.Command, Library: info.Library, Version: info.Version,
-		Language: info.Language, Procs: len(dc.procs), LibraryAcquireUS: metrics.Quantiles(took)}
+		Language: info.Language, Procs: len(dc.procs), LibraryAcquireUS: metrics.Quantiles(took), Unanswered: unanswered}
 }
 
 // fencing reports whether the cell's driver hands out fencing tokens.

@@ -2,12 +2,15 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lockbench/lockbench/driver/drivertest"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/runner/runnertest"
 )
@@ -115,5 +118,43 @@ func TestBadDriversFailTheirCell(t *testing.T) {
 	}
 	if e := rec.Cells[0].Error; !strings.Contains(e, "refused init") || !strings.Contains(e, "semaphore") {
 		t.Errorf("go-lua asked for a semaphore: cell error %q", e)
+	}
+}
+
+// A driver that answers init and then no request: its cell has nothing
+// to measure, and its record says how many requests each process left
+// unanswered at the cell's end, which the table's notes say too.
+func TestSilentDriverLeavesRequestsUnanswered(t *testing.T) {
+	silent := drivertest.Bad(t, "silent")
+	second, zero, procs := time.Second, time.Duration(0), 2
+	p, err := plan.Build(nil, runnertest.WithDrivers(t, plan.Overrides{
+		Variants: []string{"drv:mute"}, Drivers: []string{"mute=" + strings.Join(silent.Command, " ")},
+		Duration: &second, Warmup: &zero, Clients: []int{2}, DriverProcs: &procs,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := runner.Run(context.Background(), p, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Cells[0]
+	if c.Error != "" || c.Acquisitions != 0 || c.Driver == nil {
+		t.Fatalf("the silent driver's cell: error %q, %d acquisitions, driver %+v", c.Error, c.Acquisitions, c.Driver)
+	}
+	// Each client sent one acquire, which its process never answered.
+	u := c.Driver.Unanswered
+	if len(u) != 2 {
+		t.Fatalf("unanswered %+v: want both processes", u)
+	}
+	for i, proc := range u {
+		if proc.Process != i+1 || proc.PID <= 0 || proc.Requests != 1 || proc.ByOp["acquire"] != 1 || proc.Answered != 0 {
+			t.Errorf("process %d: %+v, want driver-%d with its pid and 1 acquire unanswered, none answered", i+1, proc, i+1)
+		}
+	}
+	want := fmt.Sprintf("drv:mute, 2 clients: 2 requests unanswered at the cell's end: driver-1 pid %d: 1 acquire (0 answered), "+
+		"driver-2 pid %d: 1 acquire (0 answered)", u[0].PID, u[1].PID)
+	if notes := render.Notes(rec); !slices.Contains(notes, want) {
+		t.Errorf("notes %q\nwant among them %q", notes, want)
 	}
 }

@@ -425,9 +425,6 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	cell.Fencing = fencing(variant)
 	cell.Settings = variants.Settings(variant, variants.Config{Conn: counted, Prefix: prefix, TTL: p.TTL,
 		Retry: p.Retry, AcquireTimeout: p.AcquireTimeout})
-	if drivers != nil {
-		cell.Driver, cell.Fencing = drivers.record(), drivers.fencing()
-	}
 	cell.Faults = append(append(events, out.FaultEvents...), followEvents(spec.Follow, measureAt)...)
 	slices.SortFunc(cell.Faults, func(a, b measure.FaultEvent) int { return cmp.Compare(a.AtS, b.AtS) })
 	// Not after an interrupt: a stop must not wait on a server. A
@@ -435,6 +432,9 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	// none of them.
 	if ctx.Err() == nil && topo.Representative() && (cell.Commands > 0 || drivers != nil && cell.Acquisitions > 0) {
 		cell.Server, cell.ServerNote = stats.finish(ctx, cell.Acquisitions)
+	}
+	if drivers != nil { // after the servers' figures: record closes the driver's processes
+		cell.Driver, cell.Fencing = drivers.record(), drivers.fencing()
 	}
 	return cell, out.History
 }
