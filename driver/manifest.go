@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/lockbench/lockbench/inputerr"
+	"github.com/lockbench/lockbench/variants"
 )
 
 // ManifestFile is the name of a driver folder's manifest.
@@ -36,11 +38,28 @@ type Manifest struct {
 	// install what it needs.
 	Requires string `json:"requires,omitempty"`
 	Summary  string `json:"summary,omitempty"`
+	// NoDefaultTTL says that the library has no default lease time (a
+	// Redlock's): a run without --ttl tells the driver lockbench's own
+	// default, variants.DefaultTTL, rather than 0 (LeaseTTL).
+	NoDefaultTTL bool `json:"no_default_ttl,omitempty"`
 	// Dir is the driver's folder (the manifest's), or for a spec the
 	// working directory lockbench had: the process runs there.
 	Dir string `json:"-"`
 	// From is the manifest file, "" for a spec.
 	From string `json:"-"`
+}
+
+// LeaseTTL is the lease time the driver is told with the run's ttl (0:
+// none given): ttl when given; else lockbench's default for a library
+// without one of its own (NoDefaultTTL); else 0, the library's own.
+func (m Manifest) LeaseTTL(ttl time.Duration) time.Duration {
+	switch {
+	case ttl > 0:
+		return ttl
+	case m.NoDefaultTTL:
+		return variants.DefaultTTL
+	}
+	return 0
 }
 
 // DefaultDir is where the driver folders are when no --drivers flag says:

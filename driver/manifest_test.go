@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockbench/lockbench/driver"
+	"github.com/lockbench/lockbench/variants"
 )
 
 // writeManifest writes dir/folder/driver.json.
@@ -116,5 +118,44 @@ func TestWriteList(t *testing.T) {
 		!strings.Contains(lines[1], "yes") || !strings.Contains(lines[1], "sh -c true") ||
 		!strings.Contains(lines[2], "no: make nowhere") || !strings.Contains(lines[2], "-") {
 		t.Errorf("list:\n%s", b.String())
+	}
+}
+
+// A manifest's no_default_ttl gives its library lockbench's default TTL
+// when the run gives none; a run's TTL always wins; another library
+// keeps its own (0). The repository's Redlock drivers say they have none.
+func TestLeaseTTL(t *testing.T) {
+	dir := t.TempDir()
+	writeManifest(t, dir, "redlock",
+		`[{"name":"redlock","command":["./d"],"no_default_ttl":true},{"name":"own","command":["./d"]}]`)
+	ms, err := driver.Load(dir)
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("load: %v, %d drivers", err, len(ms))
+	}
+	own, redlock := ms[0], ms[1]
+	for _, tc := range []struct {
+		m        driver.Manifest
+		ttl, got time.Duration
+	}{
+		{redlock, 0, variants.DefaultTTL}, {redlock, time.Second, time.Second}, {own, 0, 0}, {own, time.Second, time.Second},
+	} {
+		if got := tc.m.LeaseTTL(tc.ttl); got != tc.got {
+			t.Errorf("%s with ttl %v: %v, want %v", tc.m.Name, tc.ttl, got, tc.got)
+		}
+	}
+	root, err := filepath.Abs("../drivers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := driver.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := map[string]bool{"node-redlock": true, "sesame-redlock": true, "sesame-redlock-using": true,
+		"python-redis-lock-renew": true, "redisson-lease": true}
+	for _, m := range repo {
+		if m.NoDefaultTTL != none[m.Name] {
+			t.Errorf("drivers/%s: no_default_ttl %v, want %v", m.Name, m.NoDefaultTTL, none[m.Name])
+		}
 	}
 }

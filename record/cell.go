@@ -1,6 +1,8 @@
 package record
 
 import (
+	"time"
+
 	"github.com/lockbench/lockbench/measure"
 )
 
@@ -237,6 +239,11 @@ type Driver struct {
 	// Procs is how many driver processes served the cell's clients
 	// (--driver-procs), client i on process i mod Procs.
 	Procs int `json:"procs"`
+	// TTL is the lease time the driver was told in init: the run's
+	// --ttl, or lockbench's default for a library that has none (the
+	// manifest's no_default_ttl; the cell's Settings say so). Absent: 0,
+	// the library's own.
+	TTL time.Duration `json:"ttl_ns,omitempty"`
 	// LibraryAcquireUS is the time the library's successful acquire calls
 	// took in the measured phase, as the driver reported it (took_us):
 	// beside AcquireLatencyUS, which lockbench stamps on its own clock

@@ -29,7 +29,7 @@ func goldenFullRecord() *record.Record {
 		Variant: "fenced", Client: "rueidis", Topology: "local:replicated?replicas=2", Product: "valkey 8.0.1", Clients: 8, Keys: 4, Repetition: 2, Limit: 1,
 		ClockOffsetsMS: []float64{-12.5, 30}, Interrupted: true, Error: "cut short", Settings: "library defaults: expiry 8s", Fencing: true,
 		Driver: &record.Driver{Name: "go-lua", Command: []string{"./go-lua"}, Library: "lockbench lua-release", Version: "lockbench 3e2abef0c1d2, rueidis v1.0.64",
-			Language: "go 1.26.8", Procs: 4, LibraryAcquireUS: latency(40),
+			Language: "go 1.26.8", Procs: 4, TTL: 10 * time.Second, LibraryAcquireUS: latency(40),
 			Unanswered: []record.UnansweredRequests{{Process: 2, PID: 4242, Requests: 3, ByOp: map[string]int{"acquire": 2, "release": 1}, Answered: 17}}},
 		ElapsedS: 2.5, Acquisitions: 2500, ThroughputPerS: 1000,
 		AcquireLatencyUS: latency(100), AcquireLatencyRawUS: latency(90), ReleaseLatencyUS: latency(50), HoldTimeUS: latency(1000),

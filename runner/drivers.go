@@ -65,14 +65,14 @@ type cellProcess struct {
 // then.
 func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifest, prefix string, clients int) (*driverCell, error) {
 	n := max(min(p.Procs(), clients), 1)
-	dc := &driverCell{m: m, prefix: prefix, procs: make([]*cellProcess, n), renewals: renewals{ttl: p.TTL}}
+	dc := &driverCell{m: m, prefix: prefix, procs: make([]*cellProcess, n), renewals: renewals{ttl: m.LeaseTTL(p.TTL)}}
 	groups := p.ClientGroupNames()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
 			group := groups[i%len(groups)]
-			cfg, err := driverConfig(p, s, group, prefix, clientsOf(i, n, clients))
+			cfg, err := driverConfig(p, s, m, group, prefix, clientsOf(i, n, clients))
 			cfg.OnNotice = dc.renewals.notice
 			if err == nil {
 				var proc *driver.Process
@@ -108,9 +108,10 @@ func clientsOf(i, n, clients int) int {
 	return clients/n + min(max(clients%n-i, 0), 1)
 }
 
-// driverConfig is what a driver process of a cell of p is started with,
-// for its clients of group.
-func driverConfig(p plan.Plan, s *session, group, prefix string, clients int) (driver.Config, error) {
+// driverConfig is what a driver process of m in a cell of p is started
+// with, for its clients of group: the run's TTL, or lockbench's default
+// for a library that has none (Manifest.LeaseTTL).
+func driverConfig(p plan.Plan, s *session, m driver.Manifest, group, prefix string, clients int) (driver.Config, error) {
 	access := s.topo.Access()
 	for i, ep := range access.Endpoints {
 		if ep.TLS != nil {
@@ -125,7 +126,7 @@ func driverConfig(p plan.Plan, s *session, group, prefix string, clients int) (d
 		}
 	}
 	cfg := driver.Config{Redis: driver.RedisOf(access), Prefix: prefix, Clients: clients,
-		TTL: p.TTL, Retry: p.Retry, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit}
+		TTL: m.LeaseTTL(p.TTL), Retry: p.Retry, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit}
 	if len(access.Endpoints) > 0 {
 		cfg.Password = access.Endpoints[0].Password
 	}
@@ -300,7 +301,17 @@ func (dc *driverCell) record() *record.Driver {
 		}
 	}
 	return &record.Driver{Name: dc.m.Name, Command: dc.m.Command, Library: info.Library, Version: info.Version,
-		Language: info.Language, Procs: len(dc.procs), LibraryAcquireUS: metrics.Quantiles(took), Unanswered: unanswered}
+		Language: info.Language, Procs: len(dc.procs), TTL: dc.renewals.ttl, LibraryAcquireUS: metrics.Quantiles(took), Unanswered: unanswered}
+}
+
+// settings says, for the record, when the driver was told lockbench's
+// default TTL because its library has none (the table's notes show it);
+// "" otherwise: the run's --ttl, or the library's own.
+func (dc *driverCell) settings(ttl time.Duration) string {
+	if ttl > 0 || !dc.m.NoDefaultTTL {
+		return ""
+	}
+	return fmt.Sprintf("ttl %v (lockbench's default: %s has none)", dc.m.LeaseTTL(0), dc.m.Name)
 }
 
 // fencing reports whether the cell's driver hands out fencing tokens.

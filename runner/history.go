@@ -56,7 +56,8 @@ func CellName(variant string, clients, repetition, repeat int, shard *workloads.
 func (r *running) withMargins(spec workloads.Spec, variant string) workloads.Spec {
 	spec.LeaseTTL = variants.LeaseTTL(variant, r.p.TTL)
 	if _, ok := plan.DriverName(variant); ok {
-		spec.LeaseTTL = r.p.TTL // a driver's library's own is not known
+		m, _ := r.p.Driver(variant)
+		spec.LeaseTTL = m.LeaseTTL(r.p.TTL) // 0: the library's own, which is not known
 	}
 	if info, err := variants.Lookup(variant); err == nil {
 		spec.Renews = info.Claims.Renewal

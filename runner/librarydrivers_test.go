@@ -1,12 +1,16 @@
 package runner_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
+	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner/runnertest"
+	"github.com/lockbench/lockbench/variants"
 )
 
 // runLibraries runs the built-in scenario with the library drivers of
@@ -87,6 +91,41 @@ func TestLibrariesLongHold(t *testing.T) {
 			m.ValidityLeftUS.P50, m.LateHolds, m.Holds, m.LateUS.P50, m.Notices)
 		if renews := name == "drv:sesame-redlock-using"; renews != (m.LateHolds == 0) {
 			t.Errorf("%s: %d of %d holds late", name, m.LateHolds, m.Holds)
+		}
+	}
+}
+
+// A library with no default lease time (a Redlock's; python-redis-lock's
+// renewing form) is told lockbench's default TTL when the run gives none,
+// as lockbench's own redislock is: each cell runs, keeps exclusion and
+// acquires, and its record and notes say the TTL it used and why. (Its
+// driver refused init with ttl_ms 0 before: every cell failed.)
+func TestLibrariesWithoutDefaultTTL(t *testing.T) {
+	t.Parallel()
+	ov := handovers()
+	ov.Clients, ov.Ops = []int{4}, 100
+	ov.Variants = []string{"drv:node-redlock", "drv:sesame-redlock", "drv:sesame-redlock-using", "drv:python-redis-lock-renew"}
+	p, err := plan.Build(nil, runnertest.WithLibraryDrivers(t, ov))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TTL != 0 {
+		t.Fatalf("the plan's TTL is %v: want none given", p.TTL)
+	}
+	cells := runnertest.RunChecked(t, p) // fails on a cell that could not run
+	for _, variant := range ov.Variants {
+		c := cells[variant]
+		if c.Acquisitions == 0 || c.Violations.Overlaps != 0 || c.Violations.LostUpdates != 0 {
+			t.Errorf("%s: %d acquisitions, %d overlaps, %d lost updates; want acquisitions and neither", variant,
+				c.Acquisitions, c.Violations.Overlaps, c.Violations.LostUpdates)
+		}
+		if c.Driver == nil || c.Driver.TTL != variants.DefaultTTL {
+			t.Errorf("%s: driver %+v, want it told lockbench's default TTL %v", variant, c.Driver, variants.DefaultTTL)
+			continue
+		}
+		want := fmt.Sprintf("%s: ttl %v (lockbench's default: %s has none)", variant, variants.DefaultTTL, c.Driver.Name)
+		if notes := render.Notes(&record.Record{Cells: []record.Cell{c}}); !slices.Contains(notes, want) {
+			t.Errorf("%s: notes %q\nwant among them %q", variant, notes, want)
 		}
 	}
 }

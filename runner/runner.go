@@ -434,7 +434,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 		cell.Server, cell.ServerNote = stats.finish(ctx, cell.Acquisitions)
 	}
 	if drivers != nil { // after the servers' figures: record closes the driver's processes
-		cell.Driver, cell.Fencing = drivers.record(), drivers.fencing()
+		cell.Driver, cell.Fencing, cell.Settings = drivers.record(), drivers.fencing(), drivers.settings(p.TTL)
 	}
 	return cell, out.History
 }
