@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -187,12 +188,7 @@ func TestStartFailureKeepsLog(t *testing.T) {
 	if !errors.Is(err, ErrStart) {
 		t.Errorf("error %v; want ErrStart", err)
 	}
-	_, logFile, ok := strings.Cut(err.Error(), "log kept in ")
-	if !ok {
-		t.Fatalf("error %q does not name the log", err)
-	}
-	logFile = strings.TrimSuffix(logFile, ")")
-	t.Cleanup(func() { _ = os.RemoveAll(strings.TrimSuffix(logFile, "/redis.log")) })
+	logFile := keptLog(t, err)
 	b, err := os.ReadFile(logFile)
 	if err != nil {
 		t.Fatalf("the log: %v", err)
@@ -200,4 +196,17 @@ func TestStartFailureKeepsLog(t *testing.T) {
 	if !strings.Contains(string(b), "no-such-directive") {
 		t.Errorf("the log does not say what went wrong:\n%s", b)
 	}
+}
+
+// keptLog is the log a failed start's error names, removed with its
+// directory when the test ends.
+func keptLog(t *testing.T, err error) string {
+	t.Helper()
+	_, logFile, ok := strings.Cut(err.Error(), "log kept in ")
+	if !ok {
+		t.Fatalf("error %q does not name the log", err)
+	}
+	logFile = strings.TrimSuffix(logFile, ")")
+	t.Cleanup(func() { _ = os.RemoveAll(filepath.Dir(logFile)) })
+	return logFile
 }

@@ -60,12 +60,7 @@ exit 1
 	if !errors.Is(err, ErrStart) {
 		t.Fatalf("startNode of a flooding stand-in: %v; want ErrStart", err)
 	}
-	_, logFile, ok := strings.Cut(err.Error(), "log kept in ")
-	if !ok {
-		t.Fatalf("error %q does not name the log", err)
-	}
-	logFile = strings.TrimSuffix(logFile, ")")
-	t.Cleanup(func() { _ = os.RemoveAll(filepath.Dir(logFile)) })
+	logFile := keptLog(t, err)
 	var total int64
 	for _, name := range []string{logFile, logFile + ".1"} {
 		info, err := os.Stat(name)
