@@ -14,8 +14,6 @@ import (
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
-	"github.com/lockbench/lockbench/runner"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 // logStart is when the test records start: not on a whole second, as a
@@ -53,16 +51,16 @@ func spread(n int, step time.Duration) []time.Duration {
 }
 
 // cellOf builds a cell the way a run does: recorders, metrics.Merge,
-// runner.NewCell.
+// record.NewCell.
 func cellOf(t *testing.T, recs ...*metrics.Recorder) record.Cell {
 	t.Helper()
-	out := workloads.Outcome{
+	out := metrics.CellSummary{
 		Measured: metrics.Merge(recs, nil),
 		Warmup:   metrics.Merge(nil, nil),
 		Handoff:  oracle.New(1, 1).Handoff(),
 		Elapsed:  4 * time.Second,
 	}
-	cell, err := runner.NewCell(out, oracle.Report{})
+	cell, err := record.NewCell(out, oracle.Report{})
 	if err != nil {
 		t.Fatal(err)
 	}

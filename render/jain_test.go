@@ -13,8 +13,6 @@ import (
 	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
-	"github.com/lockbench/lockbench/runner"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 // Jain's index of a cell in which no client acquired is undefined, with
@@ -29,9 +27,9 @@ func TestJainUndefinedInTableJSONAndCSV(t *testing.T) {
 		busy.Add(now, metrics.Attempt)
 		busy.Add(now, metrics.Busy)
 	}
-	out := workloads.Outcome{Measured: metrics.Merge([]*metrics.Recorder{busy}, []int64{0, 0, 0, 0}),
+	out := metrics.CellSummary{Measured: metrics.Merge([]*metrics.Recorder{busy}, []int64{0, 0, 0, 0}),
 		Warmup: metrics.Merge(nil, nil), Handoff: oracle.New(1, 1).Handoff(), Elapsed: time.Second}
-	cell, err := runner.NewCell(out, oracle.Report{})
+	cell, err := record.NewCell(out, oracle.Report{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,6 @@ import (
 	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
-	"github.com/lockbench/lockbench/runner"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -43,7 +41,7 @@ func goldenCell(t *testing.T, variant string, clients int, n, k int, offered int
 		perClient[i%clients]++
 	}
 	rec.Add(start, metrics.Timeout)
-	out := workloads.Outcome{
+	out := metrics.CellSummary{
 		Measured: metrics.Merge([]*metrics.Recorder{rec}, perClient),
 		Warmup:   metrics.Merge(nil, nil),
 		Handoff:  oracle.New(1, 1).Handoff(),
@@ -51,7 +49,7 @@ func goldenCell(t *testing.T, variant string, clients int, n, k int, offered int
 		Offered:  offered,
 	}
 	out.Measured.Commands = int64(3 * n)
-	c, err := runner.NewCell(out, report)
+	c, err := record.NewCell(out, report)
 	if err != nil {
 		t.Fatal(err)
 	}

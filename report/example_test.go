@@ -10,8 +10,6 @@ import (
 	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
-	"github.com/lockbench/lockbench/runner"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 // A page of one record with one cell: its table, and charts of the
@@ -22,7 +20,7 @@ func ExampleWrite() {
 	for i := range 1000 {
 		recorder.Acquired(start.Add(time.Duration(i)*time.Millisecond), time.Duration(i+1)*time.Microsecond, time.Duration(i+1)*time.Microsecond)
 	}
-	cell, err := runner.NewCell(workloads.Outcome{
+	cell, err := record.NewCell(metrics.CellSummary{
 		Measured: metrics.Merge([]*metrics.Recorder{recorder}, []int64{600, 400}),
 		Warmup:   metrics.Merge(nil, nil),
 		Handoff:  oracle.New(1, 1).Handoff(),

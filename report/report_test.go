@@ -22,8 +22,6 @@ import (
 	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/report"
-	"github.com/lockbench/lockbench/runner"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 // cell builds a cell from real recorders: three seconds of acquisitions
@@ -45,7 +43,7 @@ func cell(t *testing.T, variant string, clients int, openLoop bool) record.Cell 
 		rec.Add(at, metrics.Attempt)
 		perClient[i%clients] += int64(1 + i%2)
 	}
-	out := workloads.Outcome{
+	out := metrics.CellSummary{
 		Measured: metrics.Merge([]*metrics.Recorder{rec}, perClient),
 		Warmup:   metrics.Merge(nil, nil),
 		Handoff:  oracle.New(1, 1).Handoff(),
@@ -55,7 +53,7 @@ func cell(t *testing.T, variant string, clients int, openLoop bool) record.Cell 
 	if openLoop {
 		out.Offered = 3000
 	}
-	c, err := runner.NewCell(out, oracle.Report{Overlaps: 2, LostUpdates: 1, CriticalSections: 3000})
+	c, err := record.NewCell(out, oracle.Report{Overlaps: 2, LostUpdates: 1, CriticalSections: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/metrics"
-	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
@@ -145,17 +144,6 @@ func TestConfigFaultsReadAsFaults(t *testing.T) {
 	notes := strings.Join(render.Notes(&record.Record{Config: configOf(p)}), "\n")
 	if !strings.Contains(notes, "fault at=5s pause node=master for=3s") {
 		t.Errorf("notes do not name the faults:\n%s", notes)
-	}
-}
-
-func TestNewCellFenceCounts(t *testing.T) {
-	out := workloads.Outcome{Measured: metrics.Merge(nil, nil), Warmup: metrics.Merge(nil, nil), Handoff: oracle.New(1, 1).Handoff()}
-	c, err := NewCell(out, oracle.Report{StaleWrites: 7, RejectedWrites: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Violations.StaleWrites != 7 || c.Violations.RejectedWrites != 9 {
-		t.Errorf("violations %+v; want 7 stale and 9 rejected writes from the oracle", c.Violations)
 	}
 }
 

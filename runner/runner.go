@@ -415,7 +415,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 	}
 	out.Measured.Commands = counted.Commands() - atMeasure
 	report, witnessed := oracle.final(ctx)
-	cell, err := NewCell(out, report)
+	cell, err := record.NewCell(out.CellSummary, report)
 	cell.Witness = witnessed
 	if err != nil {
 		base.Error = err.Error()

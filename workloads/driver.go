@@ -106,7 +106,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle, atMea
 	for i, c := range d.clients {
 		perClient[i] = c.acquisitions
 	}
-	out := Outcome{
+	out := Outcome{CellSummary: metrics.CellSummary{
 		Measured:     metrics.Merge(d.measured, perClient),
 		Warmup:       metrics.Merge(d.warm, nil),
 		Handoff:      o.Handoff(),
@@ -114,8 +114,7 @@ func Run(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle, atMea
 		Offered:      d.offered.Load(),
 		Interrupted:  ctx.Err() != nil,
 		ClockOffsets: d.offsets,
-		FaultEvents:  d.events,
-	}
+	}, FaultEvents: d.events}
 	if margins, ok := metrics.MergeMargins(d.margins); ok {
 		margins.TTL = spec.LeaseTTL
 		out.Margins = &margins

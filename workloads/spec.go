@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/measure"
@@ -169,30 +167,14 @@ type ClientEnv struct {
 // NewLock builds the lock of one simulated client.
 type NewLock func(ClientEnv) (variants.Lock, error)
 
-// Outcome is what a run cell measured.
+// Outcome is what a run cell measured: its summary as the record keeps
+// it (Spec.LeaseTTL gives it margins), and what only the runner reads.
 type Outcome struct {
-	// Measured and Warmup summarize each phase; their Commands are left to
-	// the caller, who counts them at the connection. Measured.Series has
-	// the oracle's overlaps and holders per second.
-	Measured, Warmup metrics.Summary
-	// Handoff is the oracle's release-to-next-acquire histogram on
-	// contended keys (µs), over the whole cell.
-	Handoff *hdrhistogram.Histogram
-	// Elapsed is the length of the measured phase.
-	Elapsed time.Duration
-	// Offered is the arrivals an open loop scheduled in the measured phase.
-	Offered int64
-	// Interrupted is true when ctx ended before the workload did.
-	Interrupted bool
-	// ClockOffsets are the clients' clock offsets, nil without skew.
-	ClockOffsets []time.Duration
+	metrics.CellSummary
 	// FaultEvents are what the client faults did, timed from the start of
 	// the measured phase.
 	FaultEvents []measure.FaultEvent
 	// History is the cell's history, warm-up included (Spec.HistoryEvents);
 	// nil without one.
 	History *history.History
-	// Margins are the cell's margins, warm-up included (Spec.LeaseTTL);
-	// nil without a lease time.
-	Margins *metrics.MarginSummary
 }

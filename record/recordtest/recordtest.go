@@ -1,7 +1,7 @@
 // Package recordtest builds records for tests the way a run builds them:
-// from real recorders, through runner.NewCell. It is for the tests of the
-// packages that read records (record, render) and links the runner, so
-// those packages themselves never import it.
+// from real recorders, through record.NewCell. It is for the tests of the
+// packages that read records (record, render) and links no package that
+// runs a benchmark.
 package recordtest
 
 import (
@@ -11,14 +11,12 @@ import (
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/oracle"
 	"github.com/lockbench/lockbench/record"
-	"github.com/lockbench/lockbench/runner"
-	"github.com/lockbench/lockbench/workloads"
 )
 
 // SampleOutcome is a cell's outcome from real recorders: 1,000
 // acquisitions of 1 to 1,000 µs in 2 s, 500 busy attempts, 3,000
 // commands.
-func SampleOutcome() workloads.Outcome {
+func SampleOutcome() metrics.CellSummary {
 	now := time.Now()
 	rec := metrics.NewRecorder(now)
 	for i := 1; i <= 1000; i++ {
@@ -32,7 +30,7 @@ func SampleOutcome() workloads.Outcome {
 		rec.Add(now, metrics.Attempt)
 		rec.Add(now, metrics.Busy)
 	}
-	out := workloads.Outcome{
+	out := metrics.CellSummary{
 		Measured: metrics.Merge([]*metrics.Recorder{rec}, []int64{1000}),
 		Warmup:   metrics.Merge(nil, nil),
 		Handoff:  oracle.New(1, 1).Handoff(),
@@ -48,7 +46,7 @@ func SampleOutcome() workloads.Outcome {
 func Sample(t testing.TB) *record.Record {
 	t.Helper()
 	out := SampleOutcome()
-	cell, err := runner.NewCell(out, oracle.Report{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
+	cell, err := record.NewCell(out, oracle.Report{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,16 @@
-package runner_test
+package record_test
 
 import (
 	"testing"
 
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/oracle"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/record/recordtest"
-	"github.com/lockbench/lockbench/runner"
 )
 
 func TestNewCellFigures(t *testing.T) {
-	c, err := runner.NewCell(recordtest.SampleOutcome(), oracle.Report{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
+	c, err := record.NewCell(recordtest.SampleOutcome(), oracle.Report{Overlaps: 3, LostUpdates: 2, CriticalSections: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,5 +26,16 @@ func TestNewCellFigures(t *testing.T) {
 	}
 	if len(c.Series) != 1 || c.Series[0].Acquisitions != 1000 || c.Fairness.Clients != 1 || c.Violations.Overlaps != 3 {
 		t.Errorf("series %+v, fairness %+v, violations %+v; want one second of 1000, one client, 3 overlaps", c.Series, c.Fairness, c.Violations)
+	}
+}
+
+func TestNewCellFenceCounts(t *testing.T) {
+	out := metrics.CellSummary{Measured: metrics.Merge(nil, nil), Warmup: metrics.Merge(nil, nil), Handoff: oracle.New(1, 1).Handoff()}
+	c, err := record.NewCell(out, oracle.Report{StaleWrites: 7, RejectedWrites: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Violations.StaleWrites != 7 || c.Violations.RejectedWrites != 9 {
+		t.Errorf("violations %+v; want 7 stale and 9 rejected writes from the oracle", c.Violations)
 	}
 }
