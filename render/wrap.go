@@ -38,3 +38,15 @@ func Labelled(label, text string, labelWidth, width int) string {
 	pad := strings.Repeat(" ", labelWidth)
 	return fmt.Sprintf("%-*s", labelWidth, label) + Wrap(text, width, pad)[labelWidth:]
 }
+
+// Cut is text on one line of at most width columns: whole when it fits,
+// else cut at a space and ended with "…" (whose width the terminal may
+// count as two). A first word longer than the line stays whole.
+func Cut(text string, width int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if twwidth.Width(text) <= width {
+		return text
+	}
+	first, _, _ := strings.Cut(Wrap(text, width-twwidth.Width("…"), ""), "\n")
+	return strings.TrimRight(first, ",;:") + "…"
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -11,42 +12,143 @@ import (
 	"github.com/lockbench/lockbench/variants"
 )
 
+// variantsWidth is the width the list and variants NAME fit.
+const variantsWidth = 100
+
+// runVariants lists the variants in 100 columns: two lines each (kind,
+// claims and where it runs when that is not single and cluster
+// topologies with any client, then the start of how it works), the whole
+// of one with variants NAME, the wide table with --wide. --format json
+// gives them all, or the one NAME names.
 func runVariants(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("variants", stderr)
 	format := fs.String("format", "table", "output `FORMAT`: table or json")
-	if help, err := parse(fs, args); help || err != nil {
+	wide := fs.Bool("wide", false, "every variant's full text in one table (about 210 columns)")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(variants.All())
-	case "table":
-	default:
+	if *format != "table" && *format != "json" {
 		return usagef("--format: unknown format %q (known: table, json)", *format)
 	}
-	t := render.TextTable(stdout, tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 44}})
+	if fs.NArg() > 1 {
+		return usagef("variants: give one variant NAME at most (given: %s)", strings.Join(fs.Args(), " "))
+	}
+	var one *variants.Info
+	if fs.NArg() == 1 {
+		v, err := variants.Lookup(fs.Arg(0))
+		if err != nil {
+			return usagef("variants: %w", err)
+		}
+		one = &v
+	}
+	switch {
+	case *format == "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if one != nil {
+			return enc.Encode(one)
+		}
+		return enc.Encode(variants.All())
+	case one != nil:
+		return writeVariant(stdout, *one)
+	case *wide:
+		return writeVariantsTable(stdout)
+	}
+	for _, v := range variants.All() {
+		facts := fmt.Sprintf("%s; claims %s", v.Kind, v.Claims.String())
+		if where := unusualRunsOn(v); where != "" {
+			facts += "; " + where
+		}
+		fmt.Fprint(stdout, render.Labelled(v.Name, facts, 15, variantsWidth))
+		fmt.Fprint(stdout, render.Labelled("", render.Cut(v.Summary, variantsWidth-15), 15, variantsWidth))
+	}
+	_, err := fmt.Fprintln(stdout, "\nlockbench variants NAME: one in full (retry, source, how it works); --wide: all, as a table")
+	return err
+}
+
+// writeVariant writes every field of v, each labelled, in 100 columns.
+func writeVariant(w io.Writer, v variants.Info) error {
+	fields := [][2]string{
+		{"kind", string(v.Kind)},
+		{"claims", v.Claims.String()},
+		{"default retry", defaultRetry(v)},
+		{"runs on", runsOn(v)},
+		{"source", v.Source},
+		{"how it works", v.Summary},
+	}
+	if v.OwnTTL {
+		fields = append(fields, [2]string{"lease time", "its own when the run sets no --ttl"})
+	}
+	for _, s := range v.Steps {
+		fields = append(fields, [2]string{"fault step", s.Name + ": " + s.When})
+	}
+	fmt.Fprintln(w, v.Name)
+	for _, f := range fields {
+		fmt.Fprint(w, render.Labelled("  "+f[0]+":", f[1], 17, variantsWidth))
+	}
+	return nil
+}
+
+// writeVariantsTable writes every variant's full text in one boxed table,
+// as lockbench variants did before it fitted 100 columns.
+func writeVariantsTable(w io.Writer) error {
+	t := render.TextTable(w, tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 44}})
 	t.Header([]string{"variant", "kind", "claims", "default retry", "runs on", "source", "how it works"})
 	for _, v := range variants.All() {
-		var shapes []string
-		for _, s := range []variants.Shape{variants.ShapeSingle, variants.ShapeCluster, variants.ShapeIndependent} {
-			if v.Supports(s) {
-				shapes = append(shapes, string(s))
-			}
-		}
-		runsOn := strings.Join(shapes, ",")
-		if len(v.Clients) > 0 {
-			runsOn += "; " + strings.Join(v.Clients, ",") + " only"
-		}
-		retry := v.DefaultRetry
-		if retry == "" {
-			retry = "the library's"
-		}
-		row := []string{v.Name, string(v.Kind), v.Claims.String(), retry, runsOn, v.Source, v.Summary}
+		row := []string{v.Name, string(v.Kind), v.Claims.String(), defaultRetry(v), runsOn(v), v.Source, v.Summary}
 		if err := t.Append(row); err != nil {
 			return err
 		}
 	}
 	return t.Render()
+}
+
+// runsOn is the shapes v runs on and, when it runs on some client
+// libraries only, which.
+func runsOn(v variants.Info) string {
+	return clientsOnly(v, strings.Join(shapes(v), ","))
+}
+
+// unusualRunsOn is where v runs when that is not what most variants run
+// on (single and cluster topologies, with any client library), for the
+// list; "" when it is.
+func unusualRunsOn(v variants.Info) string {
+	var on string
+	switch strings.Join(shapes(v), ",") {
+	case "single,cluster":
+	case "single,cluster,independent":
+		on = "also on independent masters"
+	default:
+		on = "runs on " + strings.Join(shapes(v), ",")
+	}
+	return strings.TrimPrefix(clientsOnly(v, on), "; ")
+}
+
+// shapes are the shapes v runs on, in the order single, cluster,
+// independent.
+func shapes(v variants.Info) []string {
+	var on []string
+	for _, s := range []variants.Shape{variants.ShapeSingle, variants.ShapeCluster, variants.ShapeIndependent} {
+		if v.Supports(s) {
+			on = append(on, string(s))
+		}
+	}
+	return on
+}
+
+// clientsOnly is where followed, when v runs on some client libraries
+// only, by which.
+func clientsOnly(v variants.Info, where string) string {
+	if len(v.Clients) > 0 {
+		where += "; " + strings.Join(v.Clients, ",") + " only"
+	}
+	return where
+}
+
+// defaultRetry is v's retry when the run sets none.
+func defaultRetry(v variants.Info) string {
+	if v.DefaultRetry == "" {
+		return "the library's"
+	}
+	return v.DefaultRetry
 }
