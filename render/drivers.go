@@ -14,7 +14,8 @@ import (
 // driver reported its library's times, the median acquire in the library
 // beside the median lockbench timed around the request at each client
 // count: the difference is what the protocol's pipe costs. Then, for each
-// cell whose processes left requests unanswered, how many and which.
+// cell whose processes stalled (stalled), the requests left unanswered and
+// by which process.
 func driverNotes(rec *record.Record) []string {
 	var notes []string
 	index := map[string]int{}  // variant -> its note
@@ -35,7 +36,7 @@ func driverNotes(rec *record.Record) []string {
 			notes = append(notes, fmt.Sprintf("%s: driver %s, %s %s (%s), command %q, %s per cell",
 				c.Variant, d.Name, d.Library, d.Version, d.Language, strings.Join(d.Command, " "), procs))
 		}
-		if len(d.Unanswered) > 0 {
+		if stalled(c) {
 			unanswered = append(unanswered, unansweredNote(c))
 		}
 		key := fmt.Sprintf("%s %d", c.Variant, c.Clients)
@@ -46,6 +47,18 @@ func driverNotes(rec *record.Record) []string {
 		}
 	}
 	return append(notes, unanswered...)
+}
+
+// stalled reports whether a driver cell's unanswered requests say that a
+// process stalled: one answered none, or the cell acquired nothing. A busy
+// driver's waiting acquires at the end are no news.
+func stalled(c record.Cell) bool {
+	for _, u := range c.Driver.Unanswered {
+		if u.Answered == 0 || c.Acquisitions == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // unansweredNote says how many requests a driver cell's processes left
