@@ -42,6 +42,17 @@ type Manifest struct {
 	// Redlock's): a run without --ttl tells the driver lockbench's own
 	// default, variants.DefaultTTL, rather than 0 (LeaseTTL).
 	NoDefaultTTL bool `json:"no_default_ttl,omitempty"`
+	// Package is the registry package of the driver's library, which
+	// drv:NAME@VERSION installs at any version (package driver/install);
+	// nil for a driver whose library comes from elsewhere.
+	Package *Package `json:"package,omitempty"`
+	// Version is the library version drv:NAME@VERSION asked for ("" for
+	// the folder's own), and EnvDir the library environment the command
+	// runs in (EnvPlaceholder): "" without a package.
+	Version string `json:"-"`
+	EnvDir  string `json:"-"`
+	// rawCommand is Command before EnvPlaceholder was replaced.
+	rawCommand []string
 	// Dir is the driver's folder (the manifest's), or for a spec the
 	// working directory lockbench had: the process runs there.
 	Dir string `json:"-"`
@@ -126,7 +137,13 @@ func readManifest(path string) ([]Manifest, error) {
 		if err := checkName(ms[i].Name); err != nil {
 			return nil, inputerr.Errorf(ErrBadDriver, "driver manifest %s: %w", path, err)
 		}
-		ms[i].Dir, ms[i].From = dir, path
+		ms[i].Dir, ms[i].From, ms[i].rawCommand = dir, path, ms[i].Command
+		if ms[i].Package != nil {
+			if err := ms[i].Package.check(); err != nil {
+				return nil, inputerr.Errorf(ErrBadDriver, "driver manifest %s: %s: %w", path, ms[i].Name, err)
+			}
+			ms[i].setEnv(ms[i].PinnedEnv())
+		}
 	}
 	return ms, nil
 }
@@ -175,7 +192,7 @@ func adHoc(name string, argv []string) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, inputerr.Errorf(ErrBadDriver, "driver %s: %w", name, err)
 	}
-	return Manifest{Name: name, Command: argv, Dir: wd}, nil
+	return Manifest{Name: name, Command: argv, Dir: wd, rawCommand: argv}, nil
 }
 
 // Known is the drivers in dir's manifests and those of specs (NAME=CMD),

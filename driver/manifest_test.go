@@ -109,14 +109,16 @@ func TestWriteList(t *testing.T) {
 	err := driver.WriteList(&b, []driver.Manifest{
 		{Name: "here", Library: "sh", Language: "shell", Command: []string{"sh", "-c", "true"}},
 		{Name: "missing", Command: []string{"./nowhere"}, Dir: t.TempDir(), Requires: "make nowhere"},
-	})
+		{Name: "versioned", Command: []string{"sh"}, Package: &driver.Package{Registry: "pypi", Name: "redis", Version: "8.1.0"}},
+	}, func(*driver.Package) []string { return []string{"7.4.0", "8.1.0", "8.2.0"} })
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "NAME") ||
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "NAME") ||
 		!strings.Contains(lines[1], "yes") || !strings.Contains(lines[1], "sh -c true") ||
-		!strings.Contains(lines[2], "no: make nowhere") || !strings.Contains(lines[2], "-") {
+		!strings.Contains(lines[2], "no: make nowhere") || !strings.Contains(lines[2], "-") ||
+		!strings.Contains(lines[3], "8.1.0 (pinned), 7.4.0, 8.2.0") {
 		t.Errorf("list:\n%s", b.String())
 	}
 }

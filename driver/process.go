@@ -120,6 +120,9 @@ func (p *Process) spawn(prog string) error {
 	cmd := exec.Command(prog, p.m.Command[1:]...)
 	cmd.Dir = p.m.Dir
 	cmd.Env = append(os.Environ(), DriverEnv+"="+p.m.Name)
+	if p.m.EnvDir != "" {
+		cmd.Env = append(cmd.Env, LibEnv+"="+p.m.EnvDir)
+	}
 	if p.cfg.Password != "" {
 		cmd.Env = append(cmd.Env, wire.PasswordEnv+"="+p.cfg.Password)
 	}
@@ -200,7 +203,21 @@ func (p *Process) handshake(ctx context.Context) error {
 	}
 	p.info = Info{Name: p.m.Name, Command: p.m.Command, Library: reply.Library, Version: reply.Version,
 		Language: reply.Language, Capabilities: *reply.Capabilities}
-	return nil
+	return p.checkVersion()
+}
+
+// checkVersion holds a driver run at a version (drv:NAME@VERSION) to the
+// library version it said it loaded, and any version to the versions its
+// manifest's package supports.
+func (p *Process) checkVersion() error {
+	if p.m.Package == nil {
+		return nil
+	}
+	if p.m.Version != "" && p.info.Version != p.m.Version {
+		return inputerr.Errorf(ErrBadDriver, "driver %s loaded %s %s, not %s: its environment %s does not hold the version asked for",
+			p.m.Name, p.m.Package.Name, p.info.Version, p.m.Version, p.m.EnvDir)
+	}
+	return p.m.Supported(p.info.Version)
 }
 
 // Info is what the driver said of itself in init_ok.

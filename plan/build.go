@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -51,8 +52,11 @@ type Overrides struct {
 	AllowDestructive bool   // --allow-destructive
 	// Drivers name driver commands, NAME=CMD (--driver), beside the
 	// manifests under DriversDir (default driver.DefaultDir()).
-	Drivers     []string
-	DriversDir  string
+	Drivers    []string
+	DriversDir string
+	// Progress is told of a driver's library installed on first use
+	// (drv:NAME@VERSION); nil: not told.
+	Progress    io.Writer
 	DriverProcs *int // --driver-procs; default DefaultDriverProcs
 	// Servers are the server binaries of the local topology, each cell
 	// run on each (--server, --servers): redis, valkey or a binary's path
@@ -120,7 +124,7 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 	p.Servers = b.servers(o.Servers, cmp.Or(o.ServersFlag, "--servers"), &p.Topology, o.Topology != nil || s.Topology != "")
 	p.Topology = b.nodeCPU(p.Topology, o.NodeCPU)
 	b.check(p)
-	p.Drivers = b.drivers(p, o.DriversDir, o.Drivers)
+	p.Drivers = b.drivers(p, o)
 	if b.err != nil {
 		return Plan{}, b.err
 	}

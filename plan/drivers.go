@@ -1,10 +1,14 @@
 package plan
 
 import (
+	"cmp"
+	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/lockbench/lockbench/driver"
+	"github.com/lockbench/lockbench/driver/install"
 	"github.com/lockbench/lockbench/faults"
 	"github.com/lockbench/lockbench/inputerr"
 )
@@ -58,18 +62,22 @@ func (p Plan) hasDrivers() bool {
 	return false
 }
 
-// drivers resolves the drv:NAME variants of p: the drivers the manifests
-// under dir (driver.DefaultDir when "") and the specs of --driver know,
-// each checked to run. A name none knows, or a command that cannot run, is
-// an error wrapping driver.ErrBadDriver, in one line.
-func (b *builder) drivers(p Plan, dir string, specs []string) []driver.Manifest {
+// drivers resolves the drv:NAME and drv:NAME@VERSION variants of p: the
+// drivers the manifests under o.DriversDir (driver.DefaultDir when "") and
+// the specs of --driver know, each at the version asked (installed on
+// first use) and checked to run. A name none knows, a version its
+// registry lacks, or a command that cannot run, is an error wrapping
+// driver.ErrBadDriver, in one line.
+func (b *builder) drivers(p Plan, o Overrides) []driver.Manifest {
 	if !p.hasDrivers() || b.err != nil {
 		return nil
 	}
-	if dir == "" {
-		dir = driver.DefaultDir()
+	dir := cmp.Or(o.DriversDir, driver.DefaultDir())
+	progress := o.Progress
+	if progress == nil {
+		progress = io.Discard
 	}
-	known, err := driver.Known(dir, specs)
+	known, err := driver.Known(dir, o.Drivers)
 	if err != nil {
 		b.failOn("--driver", err)
 		return nil
@@ -80,7 +88,7 @@ func (b *builder) drivers(p Plan, dir string, specs []string) []driver.Manifest 
 		if !ok {
 			continue
 		}
-		m, err := driver.Find(known, name)
+		m, err := install.Find(context.Background(), known, name, progress)
 		if err == nil && m.Name != name { // Find takes a command too; a variant takes a name
 			err = inputerr.Errorf(driver.ErrBadDriver, "%q is no driver's name; give a command with --driver NAME=CMD", name)
 		}

@@ -154,11 +154,14 @@ var commands = []command{{
 	run: withoutContext(runCheck),
 }, {
 	name:    "variants",
+	args:    []string{"[NAME]"},
 	summary: "list the lock and semaphore designs with their claims",
 	about: "Lists the variants run --variants takes: each one's kind, what it claims, its default retry, the " +
-		"topologies and client libraries it runs on, where it comes from, and how it works.",
+		"topologies and client libraries it runs on, where it comes from, and how it works. The list fits 100 " +
+		"columns; variants NAME gives one in full, --wide all in a table.",
 	examples: []example{
 		{"", []string{"lockbench variants"}},
+		{"One variant in full: retry, where it runs, source, how it works", []string{"lockbench variants lua-release"}},
 		{"The same as JSON", []string{"lockbench variants --format json"}},
 		{"Redlock on five independent masters lockbench starts",
 			[]string{"lockbench run --variants redlock --topology 'local:redlock?nodes=5' --duration 3s"}},
@@ -223,10 +226,13 @@ var commands = []command{{
 	name:    "drivers",
 	summary: "list the lock drivers: locks of any language behind a process",
 	about: "Lists the lock drivers (docs/drivers.md) lockbench knows: each folder's driver.json under --drivers, " +
-		"and those given with --driver NAME=COMMAND; with each one's library, language, command, and whether it can run here.",
+		"and those given with --driver NAME=COMMAND; with each one's library, language, command, whether it can run here, " +
+		"and the library versions installed. drivers install NAME@VERSION installs a driver's library at any version its " +
+		"registry publishes (PyPI, npm, Maven Central) into the user's cache directory, as --variants drv:NAME@VERSION does on first use.",
 	examples: []example{{"The drivers lockbench finds (make drivers builds the Go ones)", []string{"lockbench drivers"}},
-		{"With one of your own beside them", []string{"lockbench drivers --driver 'mylock=python3 mylock.py'"}}},
-	run: withoutContext(runDrivers),
+		{"With one of your own beside them", []string{"lockbench drivers --driver 'mylock=python3 mylock.py'"}},
+		{"redis-py 8.2.0 and Redisson 3.46.0 beside the pinned versions", []string{"lockbench drivers install redis-py@8.2.0 redisson@3.46.0"}}},
+	run: runDrivers,
 }, {
 	name:    "driver",
 	summary: "check a lock driver against the protocol and for exclusion",

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/lockbench/lockbench/driver"
 	"github.com/lockbench/lockbench/driver/conform"
+	"github.com/lockbench/lockbench/driver/install"
 )
 
 // driverFlags are --drivers and --driver, of drivers and driver check:
@@ -25,8 +27,12 @@ func driverFlags(fs *pflag.FlagSet) func() ([]driver.Manifest, error) {
 	}
 }
 
-// runDrivers runs lockbench drivers: the known drivers, listed.
-func runDrivers(args []string, stdout, stderr io.Writer) error {
+// runDrivers runs lockbench drivers: the known drivers, listed with the
+// library versions installed; drivers install NAME@VERSION... installs.
+func runDrivers(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "install" {
+		return runDriversInstall(ctx, args[1:], stdout, stderr)
+	}
 	fs := newFlagSet("drivers", stderr)
 	known := driverFlags(fs)
 	if help, err := parse(fs, args); help || err != nil {
@@ -36,7 +42,35 @@ func runDrivers(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return driver.WriteList(stdout, ms)
+	return driver.WriteList(stdout, ms, install.Versions)
+}
+
+// runDriversInstall installs each NAME@VERSION's library environment
+// (package driver/install) and prints where it is.
+func runDriversInstall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("drivers install", stderr)
+	known := driverFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("drivers install: give NAME@VERSION, e.g. redis-py@8.2.0 or redisson@3.46.0")
+	}
+	ms, err := known()
+	if err != nil {
+		return err
+	}
+	for _, ref := range fs.Args() {
+		if !strings.Contains(ref, "@") {
+			return usagef("drivers install: %q names no version: give NAME@VERSION", ref)
+		}
+		m, err := install.Find(ctx, ms, ref, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %s %s in %s\n", m.Name, m.Package.Name, m.Version, m.EnvDir)
+	}
+	return nil
 }
 
 // runDriverCheck runs lockbench driver check: the conformance suite on one
@@ -55,7 +89,7 @@ func runDriverCheck(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	ms, err := known()
 	if err == nil {
-		o.Driver, err = driver.Find(ms, fs.Arg(0))
+		o.Driver, err = install.Find(ctx, ms, fs.Arg(0), stderr)
 	}
 	if err != nil {
 		return err

@@ -74,7 +74,7 @@ func parseRun(args []string, stderr io.Writer) (o runOptions, p plan.Plan, help 
 	if _, err = o.history.options(); err != nil {
 		return o, p, false, err
 	}
-	if p, err = o.plan(fs.Changed); err != nil {
+	if p, err = o.plan(fs.Changed, stderr); err != nil {
 		return o, p, false, err
 	}
 	if _, err = o.sharding(p); err != nil {
@@ -146,12 +146,14 @@ func (o *runOptions) register(fs *pflag.FlagSet) {
 
 // plan checks the flags and builds their plan, over the scenario of
 // --scenario if any; changed says which flags were given. Every error
-// names its flag and what it accepts.
-func (o *runOptions) plan(changed func(flag string) bool) (plan.Plan, error) {
+// names its flag and what it accepts. A driver's library installed on
+// first use says so on progress.
+func (o *runOptions) plan(changed func(flag string) bool, progress io.Writer) (plan.Plan, error) {
 	s, ov, err := o.settings(changed)
 	if err != nil {
 		return plan.Plan{}, err
 	}
+	ov.Progress = progress
 	return buildPlan(s, ov)
 }
 

@@ -60,6 +60,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	runner.SweepDefaults(&ov, s, len(so.rates) > 0)
+	ov.Progress = stderr
 	p, err := buildPlan(s, ov)
 	if err != nil {
 		return err

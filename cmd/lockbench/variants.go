@@ -15,11 +15,9 @@ import (
 // variantsWidth is the width the list and variants NAME fit.
 const variantsWidth = 100
 
-// runVariants lists the variants in 100 columns: two lines each (kind,
-// claims and where it runs when that is not single and cluster
-// topologies with any client, then the start of how it works), the whole
-// of one with variants NAME, the wide table with --wide. --format json
-// gives them all, or the one NAME names.
+// runVariants lists the variants in 100 columns, two lines each; the
+// whole of one with variants NAME, the wide table with --wide; --format
+// json gives them all, or the one NAME names.
 func runVariants(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("variants", stderr)
 	format := fs.String("format", "table", "output `FORMAT`: table or json")
@@ -56,7 +54,7 @@ func runVariants(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, v := range variants.All() {
 		facts := fmt.Sprintf("%s; claims %s", v.Kind, v.Claims.String())
-		if where := unusualRunsOn(v); where != "" {
+		if where := v.UnusualRunsOn(); where != "" {
 			facts += "; " + where
 		}
 		fmt.Fprint(stdout, render.Labelled(v.Name, facts, 15, variantsWidth))
@@ -68,22 +66,8 @@ func runVariants(args []string, stdout, stderr io.Writer) error {
 
 // writeVariant writes every field of v, each labelled, in 100 columns.
 func writeVariant(w io.Writer, v variants.Info) error {
-	fields := [][2]string{
-		{"kind", string(v.Kind)},
-		{"claims", v.Claims.String()},
-		{"default retry", defaultRetry(v)},
-		{"runs on", runsOn(v)},
-		{"source", v.Source},
-		{"how it works", v.Summary},
-	}
-	if v.OwnTTL {
-		fields = append(fields, [2]string{"lease time", "its own when the run sets no --ttl"})
-	}
-	for _, s := range v.Steps {
-		fields = append(fields, [2]string{"fault step", s.Name + ": " + s.When})
-	}
 	fmt.Fprintln(w, v.Name)
-	for _, f := range fields {
+	for _, f := range v.Facts() {
 		fmt.Fprint(w, render.Labelled("  "+f[0]+":", f[1], 17, variantsWidth))
 	}
 	return nil
@@ -95,60 +79,10 @@ func writeVariantsTable(w io.Writer) error {
 	t := render.TextTable(w, tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal}, ColMaxWidths: tw.CellWidth{Global: 44}})
 	t.Header([]string{"variant", "kind", "claims", "default retry", "runs on", "source", "how it works"})
 	for _, v := range variants.All() {
-		row := []string{v.Name, string(v.Kind), v.Claims.String(), defaultRetry(v), runsOn(v), v.Source, v.Summary}
+		row := []string{v.Name, string(v.Kind), v.Claims.String(), v.RetryText(), v.WhereText(), v.Source, v.Summary}
 		if err := t.Append(row); err != nil {
 			return err
 		}
 	}
 	return t.Render()
-}
-
-// runsOn is the shapes v runs on and, when it runs on some client
-// libraries only, which.
-func runsOn(v variants.Info) string {
-	return clientsOnly(v, strings.Join(shapes(v), ","))
-}
-
-// unusualRunsOn is where v runs when that is not what most variants run
-// on (single and cluster topologies, with any client library), for the
-// list; "" when it is.
-func unusualRunsOn(v variants.Info) string {
-	var on string
-	switch strings.Join(shapes(v), ",") {
-	case "single,cluster":
-	case "single,cluster,independent":
-		on = "also on independent masters"
-	default:
-		on = "runs on " + strings.Join(shapes(v), ",")
-	}
-	return strings.TrimPrefix(clientsOnly(v, on), "; ")
-}
-
-// shapes are the shapes v runs on, in the order single, cluster,
-// independent.
-func shapes(v variants.Info) []string {
-	var on []string
-	for _, s := range []variants.Shape{variants.ShapeSingle, variants.ShapeCluster, variants.ShapeIndependent} {
-		if v.Supports(s) {
-			on = append(on, string(s))
-		}
-	}
-	return on
-}
-
-// clientsOnly is where followed, when v runs on some client libraries
-// only, by which.
-func clientsOnly(v variants.Info, where string) string {
-	if len(v.Clients) > 0 {
-		where += "; " + strings.Join(v.Clients, ",") + " only"
-	}
-	return where
-}
-
-// defaultRetry is v's retry when the run sets none.
-func defaultRetry(v variants.Info) string {
-	if v.DefaultRetry == "" {
-		return "the library's"
-	}
-	return v.DefaultRetry
 }

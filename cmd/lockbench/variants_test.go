@@ -44,7 +44,7 @@ func TestVariantsFit(t *testing.T) {
 				t.Fatalf("variants %s: status %d: %s", v.Name, status, stderr)
 			}
 			fits("variants "+v.Name, one)
-			for _, text := range []string{v.Source, v.Summary, v.Claims.String(), runsOn(v), defaultRetry(v)} {
+			for _, text := range []string{v.Source, v.Summary, v.Claims.String(), v.WhereText(), v.RetryText()} {
 				if !strings.Contains(words(one), words(text)) {
 					t.Errorf("variants %s does not say %q:\n%s", v.Name, text, one)
 				}
@@ -75,10 +75,10 @@ func TestVariantsRunsOn(t *testing.T) {
 		{variants.Info{Shapes: []variants.Shape{variants.ShapeSingle}, Clients: []string{"rueidis"}},
 			"runs on single; rueidis only", "single; rueidis only"},
 	} {
-		if got := unusualRunsOn(tc.info); got != tc.list {
+		if got := tc.info.UnusualRunsOn(); got != tc.list {
 			t.Errorf("%+v: listed as %q, want %q", tc.info, got, tc.list)
 		}
-		if got := runsOn(tc.info); got != tc.whole {
+		if got := tc.info.WhereText(); got != tc.whole {
 			t.Errorf("%+v: runs on %q, want %q", tc.info, got, tc.whole)
 		}
 	}

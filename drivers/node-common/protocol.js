@@ -2,10 +2,12 @@
 // The Node side of lockbench's lock-driver protocol 1, shared by the
 // node-redlock and sesame-redlock drivers: stdin/stdout framing, request
 // validation, init parsing, lockbench's retry policy in Redlock's terms and
-// the ioredis options. No dependencies of its own: each driver passes in the
-// ioredis it installed (drivers/<folder>/node_modules).
+// the ioredis options. No dependencies of its own: each driver loads its
+// libraries with libRequire, from its library environment.
 
 const fs = require('fs');
+const { createRequire } = require('module');
+const path = require('path');
 const readline = require('readline');
 
 const PROTOCOL = 1;
@@ -338,8 +340,18 @@ function failure(errors, mode, servers) {
   return { definite: errors.every(notSent), text: errors.slice(-3).map(errText).join('; ') };
 }
 
+// libRequire is require for a driver's libraries: from the library
+// environment lockbench names in LOCKBENCH_DRIVER_ENV (the driver's folder
+// for the version it pins, a cache directory for another version: lockbench
+// drivers install), else from the driver's own folder.
+function libRequire(folder) {
+  const env = process.env.LOCKBENCH_DRIVER_ENV || folder;
+  return createRequire(path.join(env, 'package.json'));
+}
+
 module.exports = {
   PROTOCOL,
+  libRequire,
   send,
   log,
   serve,

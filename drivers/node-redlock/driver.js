@@ -4,14 +4,15 @@
 // Modes: single (one server) and masters (Redlock over N independent masters,
 // one ioredis client per master, shared by all clients).
 
-const Redis = require('ioredis');
-const Redlock = require('redlock');
 const P = require('../node-common/protocol.js');
+const lib = P.libRequire(__dirname);
+const Redis = lib('ioredis');
+const Redlock = lib('redlock');
 
 const NAME = 'node-redlock';
 const MODES = ['single', 'masters'];
-const LIB_VERSION = require('redlock/package.json').version;
-const IOREDIS_VERSION = require('ioredis/package.json').version;
+const LIB_VERSION = lib('redlock/package.json').version;
+const IOREDIS_VERSION = lib('ioredis/package.json').version;
 
 let cfg = null;
 let servers = null;

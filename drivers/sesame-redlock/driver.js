@@ -16,15 +16,16 @@
 // "module"), so Node 20 loads it with require(); `import { Redlock } from
 // '@sesamecare-oss/redlock'` works from ESM too through Node's CJS interop.
 
-const Redis = require('ioredis');
-const { Redlock, ResourceLockedError, ExecutionError } = require('@sesamecare-oss/redlock');
 const P = require('../node-common/protocol.js');
+const lib = P.libRequire(__dirname);
+const Redis = lib('ioredis');
+const { Redlock, ResourceLockedError, ExecutionError } = lib('@sesamecare-oss/redlock');
 
 const USING = process.argv.includes('--using');
 const NAME = USING ? 'sesame-redlock-using' : 'sesame-redlock';
 const MODES = ['single', 'masters'];
-const LIB_VERSION = require('@sesamecare-oss/redlock/package.json').version;
-const IOREDIS_VERSION = require('ioredis/package.json').version;
+const LIB_VERSION = lib('@sesamecare-oss/redlock/package.json').version;
+const IOREDIS_VERSION = lib('ioredis/package.json').version;
 // the library's default automaticExtensionThreshold
 const DEFAULT_THRESHOLD = 500;
 
