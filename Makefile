@@ -40,7 +40,7 @@ PY_VENV = [ -f $(1)/venv/.installed ] && [ $(1)/venv/.installed -nt $(1)/require
 REDISSON_JAR := drivers/redisson/target/redisson-driver.jar
 REDISSON_SRC := drivers/redisson/pom.xml $(shell find drivers/redisson/src -name '*.java' 2>/dev/null)
 
-.PHONY: all build go-drivers cc clockshim run test test-short bench lint redis valkey chromium clean findings regress baseline fuzz soak drivers
+.PHONY: all build go-drivers cc clockshim run test test-loaded test-short bench lint redis valkey chromium clean findings regress baseline fuzz soak drivers
 
 all: build
 
@@ -113,9 +113,39 @@ soak: build redis
 TEST_ORDER = ./runner/faultsuite ./runner ./topologies ./variants ./faults ./clients \
 	./driver/... ./workloads ./calibrate ./linearize ./witness ./cmd/lockbench ./runner/clientsuite ./...
 
-test: redis valkey chromium clockshim drivers
-	$(GO) test -race -count=1 -timeout 15m -p 3 $(TEST_ORDER)
+# gotestsum (the version tools/go.mod requires) and tools/flakytests, which
+# reads gotestsum's events for the "flaky:" lines; the rule below make test's
+# builds both.
+GOTESTSUM  := bin/gotestsum
+FLAKYTESTS := bin/flakytests
+
+# make test runs go test through gotestsum (tools/go.mod pins it), which
+# reruns a failed test once (none when more than three failed) and then
+# names each test that passed only on its rerun on a "flaky:" line: a defect
+# (docs/testing.md). check-rerun.sh, first, proves that on a test made to fail
+# its first run only (scripts/testdata/flaky).
+test: redis valkey chromium clockshim drivers $(GOTESTSUM) $(FLAKYTESTS)
+	@./scripts/check-rerun.sh -race -count=1 -timeout 15m -p 3
+	./scripts/test-rerun.sh "$(TEST_ORDER)" -race -count=1 -timeout 15m -p 3
 	@./scripts/check-leftovers.sh
+
+# The first build needs the Go module proxy (or a module cache that has gotestsum).
+$(GOTESTSUM) $(FLAKYTESTS) &: tools/go.mod tools/go.sum $(wildcard tools/flakytests/*.go)
+	@mkdir -p bin
+	@$(GO) -C tools build -o ../bin/ gotest.tools/gotestsum ./flakytests || { \
+		echo "make test: could not build gotestsum from tools/go.mod (gotest.tools/gotestsum $$(sed -n 's/^\tgotest.tools\/gotestsum \(v[^ ]*\).*/\1/p' tools/go.mod)): the first build needs the Go module proxy ($$($(GO) env GOPROXY)) or a module cache that has it" >&2; exit 1; }
+
+# Runs the tests of PKGS twice under -race beside a busy loop that takes one
+# core, as CI's other test packages do: every test added or changed that
+# times or counts anything passes it before it is committed (docs/testing.md).
+# make test-loaded PKGS=./runner/faultsuite (several: PKGS="./runner ./faults").
+ifneq ($(filter test-loaded,$(MAKECMDGOALS)),)
+ifeq ($(strip $(PKGS)),)
+$(error make test-loaded needs PKGS, the packages to test, e.g. make test-loaded PKGS=./runner/faultsuite)
+endif
+endif
+test-loaded: redis valkey chromium clockshim drivers
+	@GO=$(GO) ./scripts/test-loaded.sh $(PKGS)
 
 # The quick tier for the inner loop: every test but those that fault the
 # servers they start (pauses, kills, failovers, partitions, clock jumps,

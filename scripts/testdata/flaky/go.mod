@@ -1,0 +1,3 @@
+module github.com/lockbench/lockbench/scripts/testdata/flaky
+
+go 1.26
