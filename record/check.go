@@ -75,6 +75,8 @@ func init() {
 		{"stale_writes", func(c *Cell) float64 { return float64(c.Violations.StaleWrites) }, false, false},
 		{"rejected_writes", func(c *Cell) float64 { return float64(c.Violations.RejectedWrites) }, false, false},
 		{"lease_lost", func(c *Cell) float64 { return float64(c.Violations.LeaseLost) }, false, false},
+		{"expired_at_acquire", func(c *Cell) float64 { return float64(cellMargins(c).ExpiredAtAcquire) }, false, false},
+		{"late_holds", func(c *Cell) float64 { return float64(cellMargins(c).LateHolds) }, false, false},
 		{"max_occupancy", func(c *Cell) float64 { return float64(c.Violations.MaxOccupancy) }, false, false},
 		{"unavailable_ms", func(c *Cell) float64 { return c.Violations.LongestUnavailableMS }, false, false},
 		{"timeouts", func(c *Cell) float64 { return float64(c.Timeouts) }, false, false},
@@ -99,6 +101,14 @@ func LookupFigure(name string) (Figure, error) {
 		return Figure{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownMetric, name, metricNames())
 	}
 	return f, nil
+}
+
+// cellMargins is c's margins, none when it has none.
+func cellMargins(c *Cell) Margins {
+	if c.Margins == nil {
+		return Margins{}
+	}
+	return *c.Margins
 }
 
 // ServerValue is a figure of c's server cost, 0 when the servers reported none.
