@@ -27,6 +27,10 @@ const (
 	Restart  Kind = "restart"  // kill the node and start it again after Delay, without its data
 	Failover Kind = "failover" // promote the replica Node (SENTINEL FAILOVER, CLUSTER FAILOVER, REPLICAOF NO ONE)
 	Clock    Kind = "clock"    // move Node's wall clock by Jump (negative: back), as its redis-server sees it; it stays moved
+	// ScriptFlush empties Node's script cache (SCRIPT FLUSH), as a node
+	// that restarted or took over from another has it: the next EVALSHA
+	// of a script loaded before answers NOSCRIPT.
+	ScriptFlush Kind = "script-flush"
 
 	// Network faults: through the in-process proxies on the links between
 	// the clients and the node (node=), or on every link between two
@@ -43,12 +47,12 @@ const (
 )
 
 // Kinds lists the fault kinds Parse accepts.
-var Kinds = []Kind{Pause, Kill, Restart, Failover, Clock, Latency, Partition, Reset, HolderPause, HolderCrash, StepDelay, StepCrash}
+var Kinds = []Kind{Pause, Kill, Restart, Failover, Clock, ScriptFlush, Latency, Partition, Reset, HolderPause, HolderCrash, StepDelay, StepCrash}
 
 // OnNode reports whether the kind acts on a node (and so needs a topology
 // lockbench started).
 func (k Kind) OnNode() bool {
-	return k == Pause || k == Kill || k == Restart || k == Failover || k == Clock
+	return k == Pause || k == Kill || k == Restart || k == Failover || k == Clock || k == ScriptFlush
 }
 
 // OnNetwork reports whether the kind acts on the network to a node.
@@ -66,7 +70,7 @@ type Fault = measure.Fault[Kind]
 const MaxJump = 100 * 365 * 24 * time.Hour
 
 const examples = "examples: 'at=5s pause node=master for=3s', 'at=2s kill node=node-1', 'at=2s restart node=node-2 delay=1s', " +
-	"'at=3s failover node=replica-1', 'at=1s clock node=node-3 jump=+30s', 'at=1s latency node=master latency=20ms jitter=5ms for=2s', 'at=1s partition node=node-1 for=1s', 'at=1s reset node=master fraction=0.3 for=1s', " +
+	"'at=3s failover node=replica-1', 'at=1s clock node=node-3 jump=+30s', 'at=2s script-flush node=master', 'at=1s latency node=master latency=20ms jitter=5ms for=2s', 'at=1s partition node=node-1 for=1s', 'at=1s reset node=master fraction=0.3 for=1s', " +
 	"'at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=5s', 'at=1s holder-pause for=2s', 'at=1s holder-crash', " +
 	"'at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5', 'at=0s step-crash step=after-setnx count=1'"
 

@@ -24,6 +24,7 @@ func TestParse(t *testing.T) {
 		{"at=1s reset node=master for=1s", Fault{At: time.Second, Kind: Reset, Node: "master", For: time.Second, Fraction: 1}},
 		{"at=1s reset sides=master|replicas fraction=0.3", Fault{At: time.Second, Kind: Reset, Sides: "master|replicas", Fraction: 0.3}},
 		{"at=1s clock node=node-3 jump=+30s", Fault{At: time.Second, Kind: Clock, Node: "node-3", Jump: 30 * time.Second}},
+		{"at=2s script-flush node=master", Fault{At: 2 * time.Second, Kind: ScriptFlush, Node: "master"}},
 		{"clock jump=-10s node=master at=0s", Fault{Kind: Clock, Node: "master", Jump: -10 * time.Second}},
 		{"at=2s clock node=node-1 jump=1m500ms", Fault{At: 2 * time.Second, Kind: Clock, Node: "node-1", Jump: time.Minute + 500*time.Millisecond}},
 		{"at=0s step-delay step=between-get-and-del delay=300ms fraction=0.5", Fault{Kind: StepDelay, Step: "between-get-and-del", Delay: 300 * time.Millisecond, Fraction: 0.5}},

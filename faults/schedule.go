@@ -179,6 +179,8 @@ func Start(ctx context.Context, s Schedule) *Running {
 			case Clock:
 				// The clock stays moved: the next cell gets a fresh topology.
 				record(f, "clock "+measure.SignedDuration(f.Jump), func() error { return ctrl.ClockJump(context.WithoutCancel(ctx), f.Node, f.Jump) })
+			case ScriptFlush:
+				record(f, "script-flush", func() error { return ctrl.FlushScripts(context.WithoutCancel(ctx), f.Node) })
 			case Latency, Partition, Reset:
 				act := net.Latency
 				switch f.Kind {

@@ -105,6 +105,25 @@ func (l *Local) Promote(ctx context.Context, name string) error {
 	return nil
 }
 
+// FlushScripts empties the script cache of the node called name: SCRIPT
+// FLUSH, as a restarted node or a replica promoted without the master's
+// scripts has it.
+func (l *Local) FlushScripts(ctx context.Context, name string) error {
+	n, err := l.node(name)
+	if err != nil {
+		return err
+	}
+	a, err := DialNode(ctx, n.Endpoint)
+	if err != nil {
+		return fmt.Errorf("script flush %s: %w", name, err)
+	}
+	defer a.Close()
+	if err := a.exec(ctx, "SCRIPT", "FLUSH"); err != nil {
+		return fmt.Errorf("script flush %s: %w", name, err)
+	}
+	return nil
+}
+
 func (l *Local) promote(ctx context.Context, n *localNode) error {
 	if role := l.role(n); role != RoleReplica {
 		return fmt.Errorf("it is a %s, not a replica", role)

@@ -210,3 +210,34 @@ func keptLog(t *testing.T, err error) string {
 	t.Cleanup(func() { _ = os.RemoveAll(filepath.Dir(logFile)) })
 	return logFile
 }
+
+// FlushScripts empties a node's script cache, so that EVALSHA of a script
+// loaded before answers NOSCRIPT; other nodes keep theirs. A server
+// lockbench did not start is refused.
+func TestFlushScripts(t *testing.T) {
+	l := startLocal(t, Spec{Name: "local:redlock?nodes=2"})
+	addr, other := addrOf(t, l, "node-1"), addrOf(t, l, "node-2")
+	var sha string
+	for _, a := range []string{addr, other} {
+		var err error
+		if sha, err = do(t, a, "SCRIPT", "LOAD", "return 1").ToString(); err != nil {
+			t.Fatalf("SCRIPT LOAD: %v", err)
+		}
+	}
+	if err := l.FlushScripts(t.Context(), "node-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := do(t, addr, "EVALSHA", sha, "0").Error(); err == nil || !strings.Contains(err.Error(), "NOSCRIPT") {
+		t.Errorf("EVALSHA on the flushed node: %v, want NOSCRIPT", err)
+	}
+	if n, err := do(t, other, "EVALSHA", sha, "0").AsInt64(); err != nil || n != 1 {
+		t.Errorf("EVALSHA on the other node: %v %v, want 1", n, err)
+	}
+	if err := l.FlushScripts(t.Context(), "node-9"); !errors.Is(err, ErrNoNode) {
+		t.Errorf("an unknown node: %v", err)
+	}
+	ext := externalControl{e: &External{name: "target", nodes: []Node{{Name: "master"}}}}
+	if err := ext.FlushScripts(t.Context(), "master"); !errors.Is(err, ErrNotManaged) {
+		t.Errorf("a server lockbench did not start: %v", err)
+	}
+}

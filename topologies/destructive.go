@@ -66,3 +66,6 @@ func (c externalControl) Promote(context.Context, string) error { return c.refus
 func (c externalControl) ClockJump(context.Context, string, time.Duration) error {
 	return c.refuse("moves the clock of")
 }
+func (c externalControl) FlushScripts(context.Context, string) error {
+	return c.refuse("flushes the scripts of")
+}

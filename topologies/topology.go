@@ -163,6 +163,8 @@ type Controller interface {
 	// its own process sees it, from where earlier jumps left it; it stays
 	// moved, across restarts, until the topology is closed.
 	ClockJump(ctx context.Context, name string, by time.Duration) error
+	// FlushScripts empties the node's script cache (SCRIPT FLUSH).
+	FlushScripts(ctx context.Context, name string) error
 }
 
 // Open starts or connects to the topology of spec.
