@@ -13,6 +13,23 @@ Run by Debian's /usr/bin/python3 with its python3-redis (4.3.x): the
 redis-py driver; and by drivers/redis-py-8's virtual environment (redis-py
 8.x from PyPI): the redis-py-8 driver. Which redis-py it is decides only
 what init_ok says and which errors are definite (retries_of).
+
+  driver.py [--name=NAME]              the Lock as it is: no renewal
+  driver.py --name=NAME --reacquire    the user's renewal loop of redis-py's
+                                       docs: Lock(timeout=ttl), a thread calls
+                                       lock.reacquire() every timeout/3 while
+                                       the lease is held
+  driver.py --name=NAME --timeout0     Lock(timeout=0) whatever the ttl (no
+                                       expiry: SET NX without PX), a thread
+                                       calling lock.reacquire() every 100 ms:
+                                       the trigger of redis-py#4279 (up to
+                                       8.1.0 the reacquire's PEXPIRE 0 deletes
+                                       the key and reports success)
+
+In both renewing forms each reacquire that returns is told as renewed, one
+that raises (LockNotOwnedError, or any other error: the loop ends) as
+lease_lost; release stops the loop first. --name only names the driver in
+its log.
 """
 
 import os
@@ -32,7 +49,14 @@ except ImportError as e:  # lockbench shows stderr when init fails
                      "(redis-py-8: make drivers)\n" % e)
     sys.exit(3)
 
-NAME = "redis-py-8" if "--name=redis-py-8" in sys.argv else "redis-py"
+NAME = next((a[len("--name="):] for a in sys.argv[1:] if a.startswith("--name=")), "redis-py")
+REACQUIRE = "--reacquire" in sys.argv  # renewal by lock.reacquire() every timeout/3
+TIMEOUT0 = "--timeout0" in sys.argv  # Lock(timeout=0), lock.reacquire() every 100 ms
+if REACQUIRE and TIMEOUT0:
+    sys.stderr.write("redis-py driver: --reacquire and --timeout0 are two forms: give one\n")
+    sys.exit(2)
+RENEWS = REACQUIRE or TIMEOUT0
+TIMEOUT0_INTERVAL = 0.1  # seconds between the timeout0 form's reacquires
 MODES = ["single", "sentinel", "cluster"]
 
 
@@ -54,11 +78,29 @@ class Config(P.Init):
         self._client = None
         self._client_lock = threading.Lock()
         self.retries = 0
-        if self.renew:
-            raise P.Unsupported("redis-py's Lock has no automatic renewal (extend is manual); renew:true is not supported")
-        # ttl 0: the library's default, which is no expiry at all (timeout=None)
-        self.ttl_ms = self.ttl_ms if self.ttl_ms > 0 else None
-        self.timeout = self.ttl_ms / 1000.0 if self.ttl_ms else None
+        if self.renew and not RENEWS:
+            raise P.Unsupported("redis-py's Lock has no automatic renewal (extend is manual); renew:true is not supported "
+                                "(its user's renewal loop is the registered name redis-py-8-reacquire)")
+        if RENEWS and not self.renew:
+            P.log("renew:false asked of a form that renews with lock.reacquire(): it renews anyway (that is the form)")
+        if TIMEOUT0:
+            # redis-py#4279's trigger: timeout=0 exactly, whatever lockbench's
+            # ttl. do_acquire sends SET NX without PX (0 is falsy): no expiry
+            P.log("Lock(timeout=0), the trigger of redis-py#4279: lockbench's ttl_ms %g is not used; "
+                  "the lock has no expiry, lock.reacquire() every %d ms" % (self.ttl_ms, TIMEOUT0_INTERVAL * 1000))
+            self.ttl_ms = None
+            self.timeout = 0
+            self.renew_every = TIMEOUT0_INTERVAL
+        elif REACQUIRE and self.ttl_ms <= 0:
+            # ttl 0 would be the library's default, timeout=None, which
+            # reacquire() refuses (LockError "no timeout")
+            raise P.Unsupported("the reacquire form needs a timeout: ttl_ms 0 is redis-py's default timeout=None, "
+                                "which Lock.reacquire() refuses")
+        else:
+            # ttl 0: the library's default, which is no expiry at all (timeout=None)
+            self.ttl_ms = self.ttl_ms if self.ttl_ms > 0 else None
+            self.timeout = self.ttl_ms / 1000.0 if self.ttl_ms else None
+            self.renew_every = self.timeout / 3.0 if REACQUIRE else None
         kind, mn, mx = self.retry_kind, self.retry_min_ms, self.retry_max_ms
         self.blocking = kind != "none"
         if kind in ("none", "library"):
@@ -100,6 +142,49 @@ class Config(P.Init):
         return RedisCluster(startup_nodes=nodes, **self.connection_kwargs())
 
 
+class Renewal:
+    """The user's renewal loop of a held lease (the renewing forms): every
+    `every` seconds lock.reacquire(), each return told as renewed (with the
+    validity left: the timeout less the call's time; none for timeout=0, a
+    lock without expiry), a raise as lease_lost, which ends the loop. stop()
+    wakes it at once and ends it; a reacquire in flight then is not told."""
+
+    def __init__(self, client, lock, token, every):
+        self.client, self.lock, self.token, self.every = client, lock, token, every
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="renew-%d-%s" % (client.idx, token), daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.stopped.set()
+
+    def _run(self):
+        lease_ms = self.lock.timeout * 1000.0 if self.lock.timeout else None
+        while not self.stopped.wait(self.every):
+            t0 = time.monotonic()
+            try:
+                ok = self.lock.reacquire()
+            except Exception as e:
+                if not self.stopped.is_set():
+                    self.client.notice("lease_lost", self.token, text="renewal failed: " + P.err_text(e))
+                return
+            if self.stopped.is_set():
+                return
+            if not ok:  # reacquire raises rather than returns False; in case one does
+                self.client.notice("lease_lost", self.token, text="renewal failed: reacquire() returned %r" % (ok,))
+                return
+            fields = {}
+            if lease_ms:
+                fields["validity_ms"] = round(lease_ms - (time.monotonic() - t0) * 1000.0, 3)
+            self.client.notice("renewed", self.token, **fields)
+
+
+def stop_renewal(lock):
+    renewal = getattr(lock, "renewal", None)
+    if renewal is not None:
+        renewal.stop()
+
+
 class Client(P.Client):
     """One lockbench client: its leases are TimedLocks under (key, token)."""
 
@@ -133,12 +218,16 @@ class Client(P.Client):
         fields = {"token": token, "took_us": took_us}
         if cfg.ttl_ms is not None and lock.last_try is not None:
             fields["validity_ms"] = round(cfg.ttl_ms - (t1 - lock.last_try) * 1000.0, 3)
+        if RENEWS:
+            # started before the reply: a release this client sends next finds it
+            lock.renewal = Renewal(self, lock, token, cfg.renew_every)
         self.reply(req, "acquire_ok", **fields)
 
     def release(self, req):
         lock = self.held(req, pop=True)
         if lock is None:
             return
+        stop_renewal(lock)
         t0 = time.monotonic()
         try:
             lock.release()
@@ -161,12 +250,20 @@ class Client(P.Client):
             self.reply(req, "error", code="unsupported", definite=True,
                        text="redis-py cannot extend a lock without a timeout (ttl_ms 0 = no expiry)")
             return
+        if TIMEOUT0:
+            # Lock.extend's script answers 0 for a key without a PTTL (-1),
+            # so the library would say LockNotOwnedError of a lock still held
+            self.reply(req, "error", code="unsupported", definite=True,
+                       text="redis-py cannot extend Lock(timeout=0): its key has no expiry, which Lock.extend "
+                            "takes for a lock no longer owned")
+            return
         t0 = time.monotonic()
         try:
             # replace_ttl=True: the lease is set to ttl_ms from now, as
             # lockbench's extend means (False would add ttl_ms to what is left)
             lock.extend(ttl_ms / 1000.0, replace_ttl=True)
         except (rexc.LockNotOwnedError, rexc.LockError):
+            stop_renewal(lock)
             self.leases.pop((req["key"], req["token"]), None)
             self.reply(req, "lease_gone")
             return
@@ -180,7 +277,7 @@ class Client(P.Client):
 def init(req):
     cfg = Config(req)
     return cfg, {"library": "redis-py", "version": redis.__version__, "language": P.language(),
-                 "capabilities": {"extend": True, "renewal": False, "fencing": False,
+                 "capabilities": {"extend": not TIMEOUT0, "renewal": RENEWS, "fencing": False,
                                   "semaphore": False, "blocking": True, "modes": MODES}}
 
 
