@@ -154,7 +154,7 @@ func TestLeaseTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	none := map[string]bool{"node-redlock": true, "sesame-redlock": true, "sesame-redlock-using": true,
-		"python-redis-lock-renew": true, "redisson-lease": true}
+		"python-redis-lock-renew": true, "redisson-lease": true, "redis-py-8-reacquire": true}
 	for _, m := range repo {
 		if m.NoDefaultTTL != none[m.Name] {
 			t.Errorf("drivers/%s: no_default_ttl %v, want %v", m.Name, m.NoDefaultTTL, none[m.Name])

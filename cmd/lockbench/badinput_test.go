@@ -106,6 +106,9 @@ func TestBadFiles(t *testing.T) {
 		{"sweep scenario not YAML", []string{"sweep", "--scenario", filepath.Join(in, "notyaml.yaml")}, []string{"--scenario", "notyaml.yaml"}},
 		{"findings unknown scenario", []string{"findings", "--scenarios", "no-such-scenario", "--out", "@/findings.md"}, []string{"--scenarios", `"no-such-scenario"`, "known:"}},
 		{"findings missing scenario file", []string{"findings", "--scenarios", filepath.Join(in, "absent.yaml"), "--out", "@/findings.md"}, []string{"--scenarios", "absent.yaml", "no such file"}},
+		{"bugs unknown entry", []string{"bugs", "run", "no-such-bug"}, []string{`"no-such-bug"`, "known:", "redis-py-4279"}},
+		{"bugs no runs", []string{"bugs", "run", "--repeat", "0"}, []string{"--repeat", "at least 1"}},
+		{"bugs report unwritable", []string{"bugs", "run", "--out", in}, []string{"--out", "is a directory"}},
 		{"findings not a driver", []string{"findings", "--variants", "redlock", "--out", "@/findings.md"}, []string{"--variants", `"redlock"`, "drv:NAME"}},
 
 		// Fault specs.

@@ -223,6 +223,18 @@ var commands = []command{{
 	},
 	run: runSoak,
 }, {
+	name:    "bugs",
+	summary: "list the known bugs of lock libraries; bugs run [ID...] reproduces them",
+	about: "Lists the catalogue of lock libraries' tracker bugs (bugs/entries): each one's library, the release its " +
+		"tracker calls affected and the fixed one. bugs run runs each entry (or those named) on both versions through " +
+		"the library's driver (drv:NAME@VERSION, installed on first use), --repeat times each, interleaved, and " +
+		"prints in how many runs the bug was seen on each version, with a 95 % Wilson interval, and a verdict: " +
+		"reproduced, not reproduced or inconclusive. --out writes the markdown report (docs/bugs.md).",
+	examples: []example{{"The entries", []string{"lockbench bugs"}},
+		{"All of them, five runs a version, the report rewritten", []string{"lockbench bugs run --out docs/bugs.md"}},
+		{"One entry, three runs a version, every record kept", []string{"lockbench bugs run redisson-6144 --repeat 3 --records results/runs/bugs"}}},
+	run: runBugs,
+}, {
 	name:    "drivers",
 	summary: "list the lock drivers: locks of any language behind a process",
 	about: "Lists the lock drivers (docs/drivers.md) lockbench knows: each folder's driver.json under --drivers, " +

@@ -14,7 +14,7 @@ const repoRoot = "../.."
 
 // maxCLILines is how many lines of non-test code the CLI may hold: it
 // parses flags, calls library packages and prints.
-const maxCLILines = 2400
+const maxCLILines = 2500
 
 // repoFiles calls fn with the path and text of every file below the root
 // whose name ends in one of exts, outside .git and results/runs.
