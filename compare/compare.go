@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -67,13 +68,53 @@ type CellID struct {
 	Server string `json:"server,omitempty"`
 }
 
-// idOf is c's ID, with its server when byServer.
-func idOf(c *record.Cell, byServer bool) CellID {
+// idOf is c's ID, with its server when byServer, and a driver's library
+// version (drv:NAME@VERSION) only when byVersion: two records of two
+// versions of a library are its two sides.
+func idOf(c *record.Cell, byServer, byVersion bool) CellID {
 	id := CellID{c.Variant, c.Client, c.Clients, c.Keys, c.Limit, ""}
 	if byServer {
 		id.Server = c.Product
 	}
+	if !byVersion {
+		id.Variant, _ = splitVersion(c.Variant)
+	}
 	return id
+}
+
+// splitVersion is a variant without the library version it names
+// (drv:NAME@VERSION), and that version ("" for none).
+func splitVersion(variant string) (string, string) {
+	if !strings.HasPrefix(variant, "drv:") {
+		return variant, ""
+	}
+	name, version, _ := strings.Cut(variant, "@")
+	return name, version
+}
+
+// versionsOf are the library versions rec's driver variants name, by the
+// variant without its version.
+func versionsOf(rec *record.Record) map[string][]string {
+	vs := map[string][]string{}
+	for _, c := range rec.Cells {
+		if name, v := splitVersion(c.Variant); v != "" && !slices.Contains(vs[name], v) {
+			vs[name] = append(vs[name], v)
+		}
+	}
+	return vs
+}
+
+// severalVersions reports whether some record ran one driver at more than
+// one library version.
+func severalVersions(recs ...*record.Record) bool {
+	for _, rec := range recs {
+		for _, vs := range versionsOf(rec) {
+			if len(vs) > 1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // severalServers reports whether some record's cells ran on more than
@@ -242,16 +283,16 @@ func Compare(old, new *record.Record, opts Options) (*Report, error) {
 	thresholds := &benchmath.Thresholds{CompareAlpha: opts.Alpha}
 	newGroups := map[CellID]record.Group{}
 	var newOrder []CellID
-	byServer := severalServers(old, new)
+	byServer, byVersion := severalServers(old, new), severalVersions(old, new)
 	for _, g := range record.Groups(new) {
-		id := idOf(g.First(), byServer)
+		id := idOf(g.First(), byServer, byVersion)
 		newGroups[id] = g
 		newOrder = append(newOrder, id)
 	}
 	matched := map[CellID]bool{}
 	var all []CellReport // every row, also those absent from both records
 	for _, og := range record.Groups(old) {
-		id := idOf(og.First(), byServer)
+		id := idOf(og.First(), byServer, byVersion)
 		ng, ok := newGroups[id]
 		if !ok {
 			rep.OnlyOld = append(rep.OnlyOld, id)
@@ -381,6 +422,14 @@ func explain(warnings []string, rep *Report) []string {
 	}
 	if o, n := productOf(rep.Old), productOf(rep.New); o != n && o != "" && n != "" && !severalServers(rep.Old, rep.New) {
 		out = append(out, fmt.Sprintf("the records ran on different servers (%s; %s): a change may be the server's, not the lock's", o, n))
+	}
+	if !severalVersions(rep.Old, rep.New) {
+		oldVersions, newVersions := versionsOf(rep.Old), versionsOf(rep.New)
+		for _, name := range slices.Sorted(maps.Keys(oldVersions)) {
+			if o, n := oldVersions[name], newVersions[name]; len(n) == 1 && o[0] != n[0] {
+				out = append(out, fmt.Sprintf("%s ran its library at %s in the old record and at %s in the new: its two versions are the two sides", name, o[0], n[0]))
+			}
+		}
 	}
 	if len(rep.Cells) == 0 && (len(rep.OnlyOld) > 0 || len(rep.OnlyNew) > 0) {
 		out = append(out, "no cell is in both records")

@@ -215,3 +215,32 @@ func TestCompareOptions(t *testing.T) {
 		t.Errorf("alpha %v metrics %v; want the default and the rule's metric added", rep.Alpha, rep.Metrics)
 	}
 }
+
+// Two records of two versions of one library (drv:NAME@VERSION) are its
+// two sides, and the report says which versions; a record that ran both
+// versions keeps them apart.
+func TestCompareLibraryVersions(t *testing.T) {
+	base := figures(2000, 1000, 1012, 988, 1005, 996)
+	old := newRecord(t, "old", "1ms", repeated("drv:redisson@3.45.1", base...), repeated("lua-release", base...))
+	new := newRecord(t, "new", "1ms", repeated("drv:redisson@3.46.0", base...), repeated("lua-release", base...))
+	rep, err := compare.Compare(old, new, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cells) != 2 || len(rep.OnlyOld)+len(rep.OnlyNew) != 0 {
+		t.Fatalf("matched %v, only old %v, only new %v; want drv:redisson and lua-release matched", rep.Cells, rep.OnlyOld, rep.OnlyNew)
+	}
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool {
+		return strings.Contains(w, "drv:redisson ran its library at 3.45.1 in the old record and at 3.46.0 in the new")
+	}) {
+		t.Errorf("warnings %q do not name the two versions", rep.Warnings)
+	}
+	both := newRecord(t, "both", "1ms", repeated("drv:redisson@3.45.1", base...), repeated("drv:redisson@3.46.0", base...))
+	rep, err = compare.Compare(both, both, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Cells) != 2 || rep.Cells[0].ID.Variant == rep.Cells[1].ID.Variant {
+		t.Errorf("a record of both versions: matched %v, want each version to itself", rep.Cells)
+	}
+}
