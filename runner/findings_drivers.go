@@ -3,11 +3,13 @@ package runner
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/lockbench/lockbench/driver"
+	"github.com/lockbench/lockbench/driver/install"
 	"github.com/lockbench/lockbench/driver/wire"
 	"github.com/lockbench/lockbench/inputerr"
 	"github.com/lockbench/lockbench/plan"
@@ -42,7 +44,7 @@ func probeDrivers(ctx context.Context, names []string, dir string) ([]findingsDr
 		if !ok {
 			return nil, inputerr.Errorf(driver.ErrBadDriver, "--variants: %q is not a driver's variant (want drv:NAME, e.g. drv:redis-py; the scenarios choose lockbench's own designs)", name)
 		}
-		if manifests[i], err = driver.Find(known, bare); err != nil {
+		if manifests[i], err = install.Find(ctx, known, bare, io.Discard); err != nil {
 			return nil, fmt.Errorf("--variants: %w", err)
 		}
 	}

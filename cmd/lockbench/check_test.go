@@ -17,14 +17,16 @@ import (
 // 0 for the linearizable one.
 //
 // The TTL is 600 ms and the hold 1.2 s, three times long-hold's 200 and
-// 400 ms: lua-release still overlaps within the second, and the watchdog,
-// renewing every 200 ms, has 400 ms of slack where it had 133 — under
-// .ci/run's load a renewal once came later than that and the watchdog's
-// history was not linearizable either.
+// 400 ms: the watchdog, renewing every 200 ms, has 400 ms of slack where it
+// had 133 — under .ci/run's load a renewal once came later than that and
+// the watchdog's history was not linearizable either. The cells last 3 s:
+// lua-release's first lease expires 600 ms into the first hold, and a
+// waiter must take it before the cell ends; in a 1 s cell under .ci/run's
+// load none did (22 events, no overlap).
 func TestRunHistoryAndCheck(t *testing.T) {
 	dir := t.TempDir()
 	hist, out := filepath.Join(dir, "histories"), filepath.Join(dir, "rec.json")
-	_, stderr, status := runCLI(t, "run", "--scenario", "long-hold", "--variants", "lua-release,watchdog", "--duration", "1s", "--ttl", "600ms", "--hold", "1200ms",
+	_, stderr, status := runCLI(t, "run", "--scenario", "long-hold", "--variants", "lua-release,watchdog", "--duration", "3s", "--ttl", "600ms", "--hold", "1200ms",
 		"--history", hist, "--check-history", "--out", out)
 	if status != exitThresholds || !strings.Contains(stderr, "1 of 2 histories are not linearizable") {
 		t.Fatalf("run: status %d, want %d (a history not linearizable); stderr:\n%s", status, exitThresholds, stderr)
