@@ -63,6 +63,20 @@ type Proxies interface {
 // have started.
 const frontWait = startTimeout
 
+// Identifying a connection's peer (peerName) reads /proc/net/tcp, which
+// lists every socket open here, the connections waiting at the fronts
+// among them. At most maxIdentifying are identified at once, and a
+// connection that finds no turn within identifyWait is closed (its peer
+// connects again): in a CI run on a machine loaded beyond its cores, the
+// nodes of a cut cluster link reconnecting ten times a second outran the
+// searches, 9,000 connections waited, each making every search longer,
+// and TestClusterFailoverAfterCut's topology took more than 11 minutes to
+// close.
+const (
+	maxIdentifying = 4
+	identifyWait   = 2 * time.Second
+)
+
 // front is the address a node announces when its links go through
 // proxies: it names the link of each connection it accepts by the process
 // at the other end and splices the connection to that link's proxy.
@@ -135,7 +149,17 @@ func (f *front) handle(c net.Conn) {
 	case <-timer.C:
 		return
 	}
-	link := Link{From: f.l.peerName(c), To: f.to, Bus: f.bus}
+	timer.Reset(identifyWait) // Go 1.23's timers: nothing stale to drain
+	select {
+	case f.l.identifying <- struct{}{}:
+	case <-f.done:
+		return
+	case <-timer.C:
+		return
+	}
+	from := f.l.peerName(c)
+	<-f.l.identifying
+	link := Link{From: from, To: f.to, Bus: f.bus}
 	addr, err := f.l.proxies.Proxy(link, f.target)
 	if err != nil {
 		return

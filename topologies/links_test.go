@@ -181,3 +181,26 @@ func TestSearchOrderLockbenchLast(t *testing.T) {
 		t.Errorf("no nodes: order %v; want lockbench alone", order)
 	}
 }
+
+// A connection that finds no turn to be identified within identifyWait is
+// closed, and its link never asked for: the fronts' backlog stays bounded
+// however fast peers reconnect.
+func TestFrontIdentifyingBounded(t *testing.T) {
+	l := &Local{identifying: make(chan struct{}, maxIdentifying)}
+	for range maxIdentifying {
+		l.identifying <- struct{}{} // every turn taken
+	}
+	f := &front{l: l, ready: make(chan struct{}), done: make(chan struct{}), conns: map[net.Conn]struct{}{}}
+	close(f.ready)
+	ours, theirs := net.Pipe()
+	defer theirs.Close()
+	began := time.Now()
+	f.handle(ours) // a nil l.proxies: asking for the link would panic
+	if waited := time.Since(began); waited < identifyWait {
+		t.Errorf("handle returned after %v, before identifyWait (%v)", waited, identifyWait)
+	}
+	f.untrack(ours)
+	if _, err := theirs.Write([]byte("x")); err == nil {
+		t.Error("the connection is still open")
+	}
+}

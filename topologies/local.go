@@ -42,6 +42,9 @@ type Local struct {
 	primary string // local:single and local:replicated: the node clients use
 	fronts  []*front
 	pids    map[int]string // with proxies: every process a node started, by id
+	// identifying holds a place for each connection whose peer a front
+	// is identifying (maxIdentifying).
+	identifying chan struct{}
 }
 
 // localNode is one process of a Local topology.
@@ -74,7 +77,8 @@ func StartLocal(ctx context.Context, spec Spec) (*Local, error) {
 	if spec.Proxies != nil && spec.Detached {
 		return nil, fmt.Errorf("%w: %s: a detached topology cannot keep proxies on its links, which live in this process", ErrBadSpec, spec.Name)
 	}
-	l := &Local{name: spec.Name, mode: spec.Mode(), bin: spec.RedisServer, detached: spec.Detached, primary: "master", proxies: spec.Proxies}
+	l := &Local{name: spec.Name, mode: spec.Mode(), bin: spec.RedisServer, detached: spec.Detached, primary: "master", proxies: spec.Proxies,
+		identifying: make(chan struct{}, maxIdentifying)}
 	if l.budget, err = openBudget(spec); err != nil {
 		return nil, err
 	}
