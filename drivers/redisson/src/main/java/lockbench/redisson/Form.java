@@ -25,6 +25,8 @@ abstract class Form {
     /** The leases held, by leaseKey. */
     final Map<String, Lease> leases = new ConcurrentHashMap<>();
     private final AtomicLong seq = new AtomicLong();
+    /** What init_ok's text says of the form as it runs (redisson-observed without its observer); null: nothing. */
+    String note;
 
     Form(Settings s, RedissonClient redisson) {
         this.s = s;
@@ -62,9 +64,9 @@ abstract class Form {
     }
 
     /**
-     * The Redisson object name of lockbench's key for the objects that keep
-     * keys of their own beside it: prefix{rest}, so that Redisson's derived
-     * keys ({name}:timeout, ...) keep the prefix and the name's hash slot.
+     * The Redisson object name of lockbench's key for the semaphore, which
+     * keeps a key of its own beside it: prefix{rest}, so that Redisson's
+     * derived key ({name}:timeout) keeps the prefix and the name's hash slot.
      */
     String tagged(String key) {
         return s.prefix + "{" + key.substring(s.prefix.length()) + "}";

@@ -2,7 +2,13 @@ package lockbench.redisson;
 
 import org.redisson.api.RedissonClient;
 
-/** Builds the form a driver.json name asks for, from init's settings, refusing what it cannot serve. */
+/**
+ * Builds the form a driver.json name asks for, from init's settings, refusing
+ * what it cannot serve. Every form runs Redisson as shipped, through its
+ * public API; redisson-observed adds the watchdog observer of
+ * target/redisson-observe.jar (Observation), when the classpath has it and it
+ * fits the Redisson loaded.
+ */
 final class Forms {
     /** Redisson's own lockWatchdogTimeout, when init gives no TTL. */
     static final long DEFAULT_WATCHDOG_MS = 30_000;
@@ -19,12 +25,23 @@ final class Forms {
         Form form;
         switch (name) {
             case "redisson":
-            case "redisson-unsynced": {
+            case "redisson-unsynced":
+            case "redisson-observed": {
                 // the watchdog's timeout is lockbench's TTL: each lock is set for
                 // it and renewed every third of it while held
                 long wd = ttl > 0 ? ttl : DEFAULT_WATCHDOG_MS;
                 RedissonClient r = Connect.client(s, wd, name.equals("redisson-unsynced"));
-                form = new LockForm(LockForm.Kind.WATCHDOG, s, r, -1, wd, watchdog(r));
+                Observation.Watch watch = null;
+                String note = null;
+                if (name.equals("redisson-observed")) {
+                    // before the first lock (the warm-up's): the observer takes
+                    // the place of the watchdog task the library creates then
+                    Observation.Result o = Observation.install(r, Observation.OUT);
+                    watch = o.watch;
+                    note = o.note;
+                }
+                form = new LockForm(LockForm.Kind.WATCHDOG, s, r, -1, wd, watch);
+                form.note = note;
                 break;
             }
             case "redisson-lease": {
@@ -41,7 +58,7 @@ final class Forms {
                 if (s.renew || ttl <= 0) {
                     long wd = ttl > 0 ? ttl : DEFAULT_WATCHDOG_MS;
                     RedissonClient r = Connect.client(s, wd, false);
-                    form = new LockForm(LockForm.Kind.FENCED, s, r, -1, wd, watchdog(r));
+                    form = new LockForm(LockForm.Kind.FENCED, s, r, -1, wd, null);
                 } else {
                     form = new LockForm(LockForm.Kind.FENCED, s, Connect.client(s, 0, false), ttl, ttl, null);
                 }
@@ -62,9 +79,5 @@ final class Forms {
         // a key of this process's own (the processes of a cell start at once)
         form.warmUp(s.prefix + "redisson-warmup-" + java.util.UUID.randomUUID());
         return form;
-    }
-
-    private static Watchdog watchdog(RedissonClient r) throws ReflectiveOperationException {
-        return Watchdog.install(r);
     }
 }

@@ -6,41 +6,30 @@ import org.redisson.api.RFuture;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
-import java.lang.reflect.Field;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 /**
- * RLock and RFencedLock: redisson (leaseTime -1, the watchdog),
- * redisson-lease (leaseTime = TTL) and redisson-fenced (RFencedLock,
- * leaseTime = TTL, or the watchdog when init asks for renewal or gives no
- * TTL). Each acquire runs as the client's own Redisson thread id
- * (Form.threadId), so the lock's owner is that client and its unlock is
- * checked against it by the library.
+ * RLock and RFencedLock: redisson, redisson-unsynced and redisson-observed
+ * (leaseTime -1, the watchdog), redisson-lease (leaseTime = TTL) and
+ * redisson-fenced (RFencedLock, leaseTime = TTL, or the watchdog when init
+ * asks for renewal or gives no TTL). Each acquire runs as the client's own
+ * Redisson thread id (Form.threadId), so the lock's owner is that client and
+ * its unlock is checked against it by the library.
  */
 final class LockForm extends Form {
     /** The three forms of RLock the driver offers. */
     enum Kind { WATCHDOG, LEASE, FENCED }
-
-    private static final Field TOKEN_NAME;
-
-    static {
-        try {
-            TOKEN_NAME = RedissonFencedLock.class.getDeclaredField("tokenName");
-            TOKEN_NAME.setAccessible(true);
-        } catch (NoSuchFieldException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private final Kind kind;
     /** leaseTime of each lock call: -1 for the watchdog. */
     private final long leaseMs;
     /** What a fresh lease is worth: the TTL, or the watchdog's timeout. */
     private final long validMs;
-    private final Watchdog watchdog;
+    /** redisson-observed's watchdog observer; null for the others, and when it could not be installed. */
+    private final Observation.Watch watchdog;
 
-    LockForm(Kind kind, Settings s, RedissonClient redisson, long leaseMs, long validMs, Watchdog watchdog) {
+    LockForm(Kind kind, Settings s, RedissonClient redisson, long leaseMs, long validMs, Observation.Watch watchdog) {
         super(s, redisson);
         this.kind = kind;
         this.leaseMs = leaseMs;
@@ -50,33 +39,27 @@ final class LockForm extends Form {
 
     @Override
     ObjectNode capabilities() {
-        return caps(false, watchdog != null, kind == Kind.FENCED, false);
-    }
-
-    private String rawName(String key) {
-        return kind == Kind.FENCED ? tagged(key) : key;
+        // renewal: the library renews (its watchdog), whether or not the
+        // driver observes it
+        return caps(false, leaseMs < 0, kind == Kind.FENCED, false);
     }
 
     /**
-     * A fresh lock object of the key. RFencedLock's counter key is
-     * redisson_lock_token:{name}, outside any prefix: the driver moves it to
-     * name:redisson_lock_token (the same hash slot; the library's scripts,
-     * which take it as KEYS[2], are unchanged).
+     * A fresh lock object of the key, named by lockbench's key as is.
+     * RFencedLock keeps its counter beside the lock, as Redisson names it,
+     * redisson_lock_token:{key}: outside the prefix, with lockbench's key as
+     * its hash tag (the same slot), as Redisson's unlock latch
+     * (redisson_unlock_latch:{key}:id) is.
      */
-    private RLock lock(String name) {
-        if (kind != Kind.FENCED) {
-            return redisson.getLock(name);
-        }
-        RLock l = redisson.getFencedLock(name);
-        try {
-            TOKEN_NAME.set(l, name + ":redisson_lock_token");
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
-        return l;
+    private RLock lock(String key) {
+        return kind == Kind.FENCED ? redisson.getFencedLock(key) : redisson.getLock(key);
     }
 
-    /** Whether the call took the lock (a fence or true), or null/false. */
+    /**
+     * The lock's fence when the call took it (0 for an RLock), or null. The
+     * fenced lock's call with a thread id is RedissonFencedLock's own (public,
+     * in Redisson since RFencedLock came, 3.19): RFencedLockAsync takes none.
+     */
     private CompletionStage<Long> take(RLock l, long wait, long threadId) {
         if (kind == Kind.FENCED) {
             return ((RedissonFencedLock) l).tryLockAndGetTokenAsync(wait, leaseMs, TimeUnit.MILLISECONDS, threadId);
@@ -89,7 +72,7 @@ final class LockForm extends Form {
 
     @Override
     void acquire(Req req) {
-        String name = rawName(req.key);
+        String name = req.key;
         RLock l = lock(name);
         long tid = threadId(req.client);
         long t0 = System.nanoTime();
@@ -111,7 +94,7 @@ final class LockForm extends Form {
             Lease lease = new Lease(req.client, req.key, token, name, l);
             leases.put(leaseKey(req.client, req.key, token), lease);
             if (watchdog != null) {
-                watchdog.hold(name, tid, lease);
+                watchdog.hold(name, tid, req.client, token);
             }
             ObjectNode m = Out.reply(req, "acquire_ok");
             m.put("token", token);
@@ -162,7 +145,7 @@ final class LockForm extends Form {
 
     @Override
     void warmUp(String key) throws Exception {
-        String name = rawName(key);
+        String name = key;
         long tid = THREAD_BASE - 1;
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(400);
         for (int i = 0; i < 300 && System.nanoTime() < until; i++) {

@@ -2,7 +2,6 @@ package lockbench.redisson;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
 import java.io.BufferedReader;
@@ -14,12 +13,15 @@ import java.util.List;
  * lockbench's lock driver for Redisson (protocol 1, docs/drivers.md): one
  * JVM, every client a Redisson thread id on one RedissonClient. The main
  * thread only reads stdin and starts each request's async library call;
- * replies are written from the library's callbacks.
+ * replies are written from the library's callbacks. Redisson comes from the
+ * classpath, at whatever version it holds (init_ok says which):
  *
- * <pre>java -jar target/redisson-driver.jar --form redisson|redisson-unsynced|redisson-lease|redisson-fenced|redisson-semaphore</pre>
+ * <pre>java -cp 'target/redisson-driver.jar:target/lib/*' lockbench.redisson.Main --form redisson|redisson-unsynced|redisson-lease|redisson-fenced|redisson-semaphore
+ * java -cp 'target/redisson-driver.jar:target/redisson-observe.jar:target/lib/*' lockbench.redisson.Main --form redisson-observed</pre>
  */
 public final class Main {
-    static final List<String> FORMS = List.of("redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore");
+    static final List<String> FORMS = List.of("redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore",
+            "redisson-observed");
 
     private final String formName;
     private Form form;
@@ -166,10 +168,22 @@ public final class Main {
         ObjectNode ok = Out.msg("init_ok");
         ok.put("in_reply_to", id);
         ok.put("library", "redisson");
-        ok.put("version", Redisson.class.getPackage().getImplementationVersion() == null
-                ? "3.45.1" : Redisson.class.getPackage().getImplementationVersion());
+        ok.put("version", redissonVersion());
         ok.put("language", "java " + System.getProperty("java.version"));
         ok.set("capabilities", form.capabilities());
+        if (form.note != null) {
+            ok.put("text", form.note);
+        }
         Out.send(ok);
+    }
+
+    /**
+     * The version of the Redisson jar the classpath loaded: its manifest's
+     * Implementation-Version (every release's jar has one, Bundle-Version
+     * beside it), or "unknown".
+     */
+    static String redissonVersion() {
+        String v = RedissonClient.class.getPackage().getImplementationVersion();
+        return v == null || v.isEmpty() ? "unknown" : v;
     }
 }

@@ -3,6 +3,7 @@ package lockbench.redisson;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.redisson.api.RFuture;
 import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RPermitExpirableSemaphoreAsync;
 import org.redisson.api.RedissonClient;
 
 import java.util.Map;
@@ -19,6 +20,22 @@ import java.util.concurrent.TimeUnit;
  * updateLeaseTime, which the library checks against that id.
  */
 final class SemaphoreForm extends Form {
+    /**
+     * Whether the Redisson loaded has getLeaseTimeAsync (public API since
+     * 3.41; the driver compiles against 3.45.1 and runs older ones too):
+     * without it, acquire_ok after a long wait says no validity.
+     */
+    private static final boolean LEASE_TIME = hasLeaseTime();
+
+    private static boolean hasLeaseTime() {
+        try {
+            RPermitExpirableSemaphoreAsync.class.getMethod("getLeaseTimeAsync", String.class);
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
     private final Map<String, CompletableFuture<Boolean>> permitsSet = new ConcurrentHashMap<>();
 
     SemaphoreForm(Settings s, RedissonClient redisson) {
@@ -90,6 +107,10 @@ final class SemaphoreForm extends Form {
                     }
                     if (ms(t1 - t0) <= s.ttlMs / 20.0) {
                         m.put("validity_ms", round3(s.ttlMs - ms(t1 - t0)));
+                        Out.send(m);
+                        return;
+                    }
+                    if (!LEASE_TIME) {
                         Out.send(m);
                         return;
                     }
