@@ -349,9 +349,21 @@ function libRequire(folder) {
   return createRequire(path.join(env, 'package.json'));
 }
 
+// libVersion is the version an installed library's package.json gives,
+// read from the file: a package whose "exports" leave out ./package.json
+// (redlock 5.0.0's) cannot be required for it. A leading "v" (redlock
+// 5.0.0-beta.2 writes "v5.0.0-beta.2") is dropped: the registry's version,
+// which lockbench asked for, has none.
+function libVersion(folder, name) {
+  const env = process.env.LOCKBENCH_DRIVER_ENV || folder;
+  const file = path.join(env, 'node_modules', name, 'package.json');
+  return String(JSON.parse(fs.readFileSync(file, 'utf8')).version).replace(/^v/, '');
+}
+
 module.exports = {
   PROTOCOL,
   libRequire,
+  libVersion,
   send,
   log,
   serve,

@@ -24,8 +24,8 @@ const { Redlock, ResourceLockedError, ExecutionError } = lib('@sesamecare-oss/re
 const USING = process.argv.includes('--using');
 const NAME = USING ? 'sesame-redlock-using' : 'sesame-redlock';
 const MODES = ['single', 'masters'];
-const LIB_VERSION = lib('@sesamecare-oss/redlock/package.json').version;
-const IOREDIS_VERSION = lib('ioredis/package.json').version;
+const LIB_VERSION = P.libVersion(__dirname, '@sesamecare-oss/redlock');
+const IOREDIS_VERSION = P.libVersion(__dirname, 'ioredis');
 // the library's default automaticExtensionThreshold
 const DEFAULT_THRESHOLD = 500;
 
