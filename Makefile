@@ -34,10 +34,12 @@ NPM_CI = [ -f $(1)/node_modules/.package-lock.json ] && [ $(1)/node_modules/.pac
 # python3 has venv's ensurepip only with python3-venv, installed when missing.
 PY_VENV = [ -f $(1)/venv/.installed ] && [ $(1)/venv/.installed -nt $(1)/requirements.txt ] || { python3 -c 'import ensurepip, venv' 2>/dev/null || { echo "drivers: installing python3-venv" >&2; $(APT_INSTALL) python3 python3-venv; }; echo "drivers: python3 -m venv and pip install in $(1)" >&2; rm -rf $(1)/venv && python3 -m venv $(1)/venv && $(1)/venv/bin/pip install -q --disable-pip-version-check --require-hashes -r $(1)/requirements.txt >/dev/null && touch $(1)/venv/.installed; }
 
-# The Redisson driver's jar (drivers/redisson): Maven builds it from the committed
-# pom.xml (every version pinned), offline first when ~/.m2 has it all; rebuilt only
-# when missing or older than the pom or a source file.
-REDISSON_JAR := drivers/redisson/target/redisson-driver.jar
+# The Redisson driver (drivers/redisson): one mvn package builds, from the committed
+# pom.xml (every version pinned), offline first when ~/.m2 has it all, the thin
+# target/redisson-driver.jar, target/redisson-observe.jar and Redisson's classpath in
+# target/lib; target/.built, written last, says all three are there. Rebuilt only
+# when that is missing or older than the pom or a source file.
+REDISSON_JAR := drivers/redisson/target/.built
 REDISSON_SRC := drivers/redisson/pom.xml $(shell find drivers/redisson/src -name '*.java' 2>/dev/null)
 
 .PHONY: all build go-drivers cc clockshim run test test-loaded test-short bench lint redis valkey chromium clean findings regress baseline fuzz soak drivers

@@ -28,7 +28,7 @@ func TestLibraryDriversPass(t *testing.T) {
 	}
 	names := []string{"redis-py", "node-redlock", "sesame-redlock", "sesame-redlock-using",
 		"redis-py-8", "python-redis-lock", "python-redis-lock-renew", "pottery-redlock",
-		"redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore"}
+		"redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore", "redisson-observed"}
 	// Every driver's suite at once, in goroutines rather than parallel
 	// subtests: a suite mostly waits (its acquire timeouts), and go test
 	// runs no more parallel subtests than GOMAXPROCS, 2 here.

@@ -37,7 +37,7 @@ func TestFindUnpublishedVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ref := range []string{"redis-py-8@0.0.1", "node-redlock@0.0.1"} {
+	for _, ref := range []string{"redis-py-8@0.0.1", "node-redlock@0.0.1", "redisson@0.0.1"} {
 		var progress strings.Builder
 		_, err := Find(context.Background(), known, ref, &progress)
 		if !errors.Is(err, driver.ErrBadDriver) || !errors.Is(err, ErrNoVersion) || !strings.Contains(err.Error(), "no version 0.0.1") ||

@@ -2,6 +2,7 @@ package faultsuite_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -47,12 +48,13 @@ func followed(t *testing.T, tl *timeline) {
 }
 
 // actions are the cell's fault events as action → count, failing the test
-// on an event with an error.
-func actions(t *testing.T, c record.Cell) map[string]int {
+// on an event with an error, except one of mayMiss's follow events (served,
+// acquired) saying it never came.
+func actions(t *testing.T, c record.Cell, mayMiss ...string) map[string]int {
 	t.Helper()
 	got := map[string]int{}
 	for _, e := range c.Faults {
-		if e.Error != "" {
+		if e.Error != "" && !slices.Contains(mayMiss, e.Action) {
 			t.Errorf("fault event %+v", e)
 		}
 		got[e.Action]++
@@ -103,7 +105,12 @@ func TestWaitStrictSurvivesCutFailover(t *testing.T) {
 	// once, on timing, as TestSentinelFailoverAfterCut's do.
 	t.Run("strict", func(t *testing.T) {
 		c := runScenario(t, "sentinel-failover", plan.Overrides{Variants: []string{"wait-replicas"}, WaitStrict: true})
-		if a := actions(t, c); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
+		// On the promoted replica an acquisition is kept only once the
+		// old master follows it and acknowledges: after the heal at 7 s,
+		// a resync that can outlast the cell's last second on a loaded
+		// machine (CI run, 6 December: no acquisition before the end), so
+		// the follow acquisition may never come.
+		if a := actions(t, c, "acquired"); a["partition"] != 1 || a["failover"] != 1 || a["heal"] != 1 {
 			t.Errorf("fault events %+v", c.Faults)
 		}
 		acked, unacked, gaveBack := c.Counters[variants.NoteAcked], c.Counters[variants.NoteUnacked], c.Counters[variants.NoteUnackedReleased]
@@ -133,11 +140,14 @@ func TestWaitStrictSurvivesCutFailover(t *testing.T) {
 // watchFailover watches, through the sentinels, which node they name the
 // master of topo: it reports when one other than the first (the node
 // called master) became the master, and when the first then became a
-// replica. It stops when
-// it has seen both or the topology stops answering.
+// replica. It stops when it has seen both or when stop is closed (the run
+// returned); an error asking a node (a dial timing out on a loaded
+// machine) is kept in lastErr and the watch goes on (CI run, 6 December: a
+// watch that stopped on its first error saw no demotion).
 type watchFailover struct {
 	promoted, demoted time.Time
-	done              chan struct{}
+	lastErr           error
+	done, stop        chan struct{}
 }
 
 func (w *watchFailover) watch(topo topologies.Topology) {
@@ -145,22 +155,32 @@ func (w *watchFailover) watch(topo topologies.Topology) {
 	go func() {
 		defer close(w.done)
 		ctx := context.Background()
-		first, err := topologies.SentinelMaster(ctx, topo.Access())
-		if err != nil {
-			return
-		}
 		var old topologies.Endpoint // the first master's own address, on no link
 		for _, n := range topo.Nodes() {
 			if n.Name == "master" {
 				old = n.Endpoint
 			}
 		}
+		var first topologies.Endpoint
 		for {
-			time.Sleep(50 * time.Millisecond)
+			select {
+			case <-w.stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			if first.Addr == "" {
+				e, err := topologies.SentinelMaster(ctx, topo.Access())
+				if err != nil {
+					w.lastErr = err
+					continue
+				}
+				first = e
+			}
 			if w.promoted.IsZero() {
 				now, err := topologies.SentinelMaster(ctx, topo.Access())
 				if err != nil {
-					return
+					w.lastErr = err
+					continue
 				}
 				if now.Addr != first.Addr {
 					w.promoted = time.Now()
@@ -169,21 +189,29 @@ func (w *watchFailover) watch(topo topologies.Topology) {
 			}
 			// The old master itself says when it follows another (the
 			// sentinels list it as a replica at once, before they reach it).
-			c, err := topologies.DialNode(ctx, old)
-			if err != nil {
-				return
-			}
-			info, err := c.Info(ctx, "replication")
-			c.Close()
-			if err != nil {
-				return
-			}
-			if r, err := info.Replication(); err == nil && r.Role == "replica" {
+			if demoted, err := isReplica(ctx, old); err != nil {
+				w.lastErr = err
+			} else if demoted {
 				w.demoted = time.Now()
 				return
 			}
 		}
 	}()
+}
+
+// isReplica asks the node at e whether it is a replica.
+func isReplica(ctx context.Context, e topologies.Endpoint) (bool, error) {
+	c, err := topologies.DialNode(ctx, e)
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	info, err := c.Info(ctx, "replication")
+	if err != nil {
+		return false, err
+	}
+	r, err := info.Replication()
+	return err == nil && r.Role == "replica", err
 }
 
 // split-brain: the master and clients-a are cut off from the replicas,
@@ -203,13 +231,14 @@ func TestSplitBrain(t *testing.T) {
 	p := scenarioPlan(t, "split-brain", plan.Overrides{Variants: []string{"lua-release"}, Duration: &duration,
 		Faults: []string{"at=1s partition sides=master,clients-a|replicas,sentinels,clients-b for=8s"}})
 	var (
-		w     watchFailover
+		w     = watchFailover{stop: make(chan struct{})}
 		began time.Time
 	)
 	rec, err := runner.Run(context.Background(), p, runner.Options{
 		OnTopology: func(topo topologies.Topology, _ time.Duration) { w.watch(topo) },
 		OnCell:     func(runner.CellStart) { began = time.Now() },
 	})
+	close(w.stop)
 	if w.done != nil {
 		<-w.done
 	}
@@ -239,7 +268,7 @@ func TestSplitBrain(t *testing.T) {
 		t.Errorf("promoted at %.1fs, not during the partition (%.1fs to %.1fs)", at, partition, heal)
 	}
 	if w.demoted.IsZero() || w.demoted.Sub(began).Seconds() < heal {
-		t.Errorf("the old master was not demoted after the heal (at %.1fs): %v", heal, w.demoted)
+		t.Errorf("the old master was not demoted after the heal (at %.1fs): %v (the watch's last error: %v)", heal, w.demoted, w.lastErr)
 	}
 	if c.Violations.Overlaps == 0 || c.Violations.LostUpdates == 0 {
 		t.Errorf("%d overlaps, %d lost updates; want both > 0 (%d acquisitions, %d errors)",
