@@ -26,7 +26,8 @@ final class Forms {
         switch (name) {
             case "redisson":
             case "redisson-unsynced":
-            case "redisson-observed": {
+            case "redisson-observed":
+            case "redisson-reentrant": {
                 // the watchdog's timeout is lockbench's TTL: each lock is set for
                 // it and renewed every third of it while held
                 long wd = ttl > 0 ? ttl : DEFAULT_WATCHDOG_MS;
@@ -40,7 +41,8 @@ final class Forms {
                     watch = o.watch;
                     note = o.note;
                 }
-                form = new LockForm(LockForm.Kind.WATCHDOG, s, r, -1, wd, watch);
+                int depth = name.equals("redisson-reentrant") ? 2 : 1;
+                form = new LockForm(LockForm.Kind.WATCHDOG, s, r, -1, wd, watch, depth);
                 form.note = note;
                 break;
             }

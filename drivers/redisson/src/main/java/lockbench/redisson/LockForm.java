@@ -10,8 +10,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 /**
- * RLock and RFencedLock: redisson, redisson-unsynced and redisson-observed
- * (leaseTime -1, the watchdog), redisson-lease (leaseTime = TTL) and
+ * RLock and RFencedLock: redisson, redisson-unsynced, redisson-observed and
+ * redisson-reentrant (leaseTime -1, the watchdog; the last takes each lock
+ * twice on its thread id and unlocks it twice, as reentrant code does),
+ * redisson-lease (leaseTime = TTL) and
  * redisson-fenced (RFencedLock, leaseTime = TTL, or the watchdog when init
  * asks for renewal or gives no TTL). Each acquire runs as the client's own
  * Redisson thread id (Form.threadId), so the lock's owner is that client and
@@ -28,13 +30,20 @@ final class LockForm extends Form {
     private final long validMs;
     /** redisson-observed's watchdog observer; null for the others, and when it could not be installed. */
     private final Observation.Watch watchdog;
+    /** How many times each acquire takes the lock and each release unlocks it: 2 for redisson-reentrant. */
+    final int depth;
 
     LockForm(Kind kind, Settings s, RedissonClient redisson, long leaseMs, long validMs, Observation.Watch watchdog) {
+        this(kind, s, redisson, leaseMs, validMs, watchdog, 1);
+    }
+
+    LockForm(Kind kind, Settings s, RedissonClient redisson, long leaseMs, long validMs, Observation.Watch watchdog, int depth) {
         super(s, redisson);
         this.kind = kind;
         this.leaseMs = leaseMs;
         this.validMs = validMs;
         this.watchdog = watchdog;
+        this.depth = depth;
     }
 
     @Override
@@ -76,7 +85,7 @@ final class LockForm extends Form {
         RLock l = lock(name);
         long tid = threadId(req.client);
         long t0 = System.nanoTime();
-        take(l, waitMs(), tid).whenComplete((fence, err) -> {
+        take(l, waitMs(), tid).thenCompose(fence -> again(l, tid, fence, depth - 1)).whenComplete((fence, err) -> {
             long t1 = System.nanoTime();
             long took = (t1 - t0) / 1000;
             if (err != null) {
@@ -119,6 +128,31 @@ final class LockForm extends Form {
         });
     }
 
+    /**
+     * Takes the lock held as fence n more times on the same thread id
+     * (reentrant: at once, the library's hold count raised), answering the
+     * first call's fence; null (not taken) as it is.
+     */
+    private CompletionStage<Long> again(RLock l, long tid, Long fence, int n) {
+        CompletionStage<Long> c = java.util.concurrent.CompletableFuture.completedFuture(fence);
+        if (fence == null) {
+            return c;
+        }
+        for (int i = 0; i < n; i++) {
+            c = c.thenCompose(f -> take(l, 0, tid).thenApply(ignored -> f));
+        }
+        return c;
+    }
+
+    /** Unlocks n times on the thread id, one after another. */
+    private CompletionStage<Void> unlock(RLock l, long tid, int n) {
+        CompletionStage<Void> c = l.unlockAsync(tid);
+        for (int i = 1; i < n; i++) {
+            c = c.thenCompose(v -> l.unlockAsync(tid));
+        }
+        return c;
+    }
+
     @Override
     void release(Req req, Lease lease) {
         if (watchdog != null) {
@@ -126,7 +160,7 @@ final class LockForm extends Form {
         }
         RLock l = (RLock) lease.handle;
         long t0 = System.nanoTime();
-        l.unlockAsync(threadId(lease.client)).whenComplete((v, err) -> {
+        unlock(l, threadId(lease.client), depth).whenComplete((v, err) -> {
             if (err == null) {
                 ObjectNode m = Out.reply(req, "release_ok");
                 m.put("took_us", (System.nanoTime() - t0) / 1000);

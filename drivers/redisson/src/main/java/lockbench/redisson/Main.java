@@ -21,7 +21,7 @@ import java.util.List;
  */
 public final class Main {
     static final List<String> FORMS = List.of("redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore",
-            "redisson-observed");
+            "redisson-observed", "redisson-reentrant");
 
     private final String formName;
     private Form form;
