@@ -109,6 +109,7 @@ func TestBadFiles(t *testing.T) {
 		{"bugs unknown entry", []string{"bugs", "run", "no-such-bug"}, []string{`"no-such-bug"`, "known:", "redis-py-4279"}},
 		{"bugs no runs", []string{"bugs", "run", "--repeat", "0"}, []string{"--repeat", "at least 1"}},
 		{"bugs report unwritable", []string{"bugs", "run", "--out", in}, []string{"--out", "is a directory"}},
+		{"bugs records not a directory", []string{"bugs", "run", "--records", filepath.Join(valid, "x")}, []string{"--records", "not a directory lockbench can write"}},
 		{"findings not a driver", []string{"findings", "--variants", "redlock", "--out", "@/findings.md"}, []string{"--variants", `"redlock"`, "drv:NAME"}},
 
 		// Fault specs.

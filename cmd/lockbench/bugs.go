@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/lockbench/lockbench/bugs"
@@ -47,6 +48,12 @@ func runBugsRun(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *out != "" {
 		if err := outputs.CheckFile("--out", *out); err != nil {
 			return err
+		}
+	}
+	if *keep != "" {
+		// made before the first run: its record is written as it ends
+		if err := os.MkdirAll(*keep, 0o755); err != nil {
+			return usagef("--records: %s is not a directory lockbench can write: %w", *keep, err)
 		}
 	}
 	all, err := bugs.Entries()
