@@ -25,6 +25,17 @@ what init_ok says and which errors are definite (retries_of).
                                        the trigger of redis-py#4279 (up to
                                        8.1.0 the reacquire's PEXPIRE 0 deletes
                                        the key and reports success)
+  driver.py --name=NAME --release-retry
+                                       the Lock as it is, on a client that does
+                                       not resend a command itself
+                                       (Retry(NoBackoff(), 0)); a release that
+                                       fails on a connection error or timeout
+                                       is retried by the user's code every
+                                       100 ms for up to 2 s: the trigger of
+                                       redis-py#4258 (up to 8.1.0 release()
+                                       drops its token before it sends, so the
+                                       retry is refused and the key stays held
+                                       until its TTL)
 
 In both renewing forms each reacquire that returns is told as renewed, one
 that raises (LockNotOwnedError, or any other error: the loop ends) as
@@ -52,11 +63,13 @@ except ImportError as e:  # lockbench shows stderr when init fails
 NAME = next((a[len("--name="):] for a in sys.argv[1:] if a.startswith("--name=")), "redis-py")
 REACQUIRE = "--reacquire" in sys.argv  # renewal by lock.reacquire() every timeout/3
 TIMEOUT0 = "--timeout0" in sys.argv  # Lock(timeout=0), lock.reacquire() every 100 ms
-if REACQUIRE and TIMEOUT0:
-    sys.stderr.write("redis-py driver: --reacquire and --timeout0 are two forms: give one\n")
+RELEASE_RETRY = "--release-retry" in sys.argv  # no resends by redis-py; the user retries a failed release
+if REACQUIRE + TIMEOUT0 + RELEASE_RETRY > 1:
+    sys.stderr.write("redis-py driver: --reacquire, --timeout0 and --release-retry are forms: give one\n")
     sys.exit(2)
 RENEWS = REACQUIRE or TIMEOUT0
 TIMEOUT0_INTERVAL = 0.1  # seconds between the timeout0 form's reacquires
+RELEASE_RETRY_EVERY, RELEASE_RETRY_FOR = 0.1, 2.0  # seconds: the release-retry form's retries
 MODES = ["single", "sentinel", "cluster"]
 
 
@@ -128,6 +141,17 @@ class Config(P.Init):
                 self._client = self.new_client()
                 self.retries = P.retries_of(self._client)
             return self._client
+
+    def connection_kwargs(self):
+        kw = super().connection_kwargs()
+        if RELEASE_RETRY:
+            # a failed command is the caller's to retry (the form's point):
+            # redis-py 8's default resends up to 10 times over seconds,
+            # which hides a short outage from release()
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+            kw["retry"] = Retry(NoBackoff(), 0)
+        return kw
 
     def new_client(self):
         if self.mode == "single":
@@ -235,11 +259,42 @@ class Client(P.Client):
             self.reply(req, "lease_gone")
             return
         except Exception as e:
-            # the library cleared its token before the call: the lease is
-            # not retried by this client; lockbench sees the error
+            if RELEASE_RETRY and isinstance(e, (rexc.ConnectionError, rexc.TimeoutError)):
+                self.retry_release(req, lock, e, t0)
+                return
+            # before 8.2.0 the library cleared its token before the call:
+            # the lease is not retried by this client; lockbench sees the error
             self.error(req, e, self.definite(e))
             return
         self.reply(req, "release_ok", took_us=int((time.monotonic() - t0) * 1e6))
+
+    def retry_release(self, req, lock, first, t0):
+        """The release-retry form's user code after a release that failed on
+        the network (first): lock.release() again every RELEASE_RETRY_EVERY
+        seconds until it answers or RELEASE_RETRY_FOR has passed. A LockError
+        that is not LockNotOwnedError is the library refusing without asking
+        Redis (its token is gone: redis-py#4258 before 8.2.0); the key it
+        held is still there."""
+        deadline = t0 + RELEASE_RETRY_FOR
+        last = first
+        while time.monotonic() < deadline:
+            time.sleep(RELEASE_RETRY_EVERY)
+            try:
+                lock.release()
+            except rexc.LockNotOwnedError:
+                self.reply(req, "lease_gone")
+                return
+            except rexc.LockError as e:
+                self.reply(req, "error", code="io", definite=False,
+                           text="release failed (%s) and its retry was refused: %s; the key is left held" %
+                                (P.err_text(first), P.err_text(e)))
+                return
+            except (rexc.ConnectionError, rexc.TimeoutError) as e:
+                last = e
+                continue
+            self.reply(req, "release_ok", took_us=int((time.monotonic() - t0) * 1e6))
+            return
+        self.error(req, last, False)
 
     def extend(self, req):
         ttl_ms = float(req["ttl_ms"])
