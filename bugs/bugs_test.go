@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockbench/lockbench/driver"
 	"github.com/lockbench/lockbench/driver/drivertest"
+	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
 )
 
@@ -85,6 +86,13 @@ func TestEntries(t *testing.T) {
 		if ok, _ := e.SeenIn(&record.Cell{}); ok {
 			t.Errorf("%s: seen %v holds on a cell of nothing", e.ID, e.Seen)
 		}
+		for _, v := range e.Also {
+			name, _ := plan.DriverName(v)
+			name, _, _ = strings.Cut(name, "@")
+			if _, err := driver.Find(known, name); err != nil {
+				t.Errorf("%s: also %s: %v", e.ID, v, err)
+			}
+		}
 		if !strings.HasPrefix(e.Variant(e.Fixed), "drv:"+e.Driver+"@") {
 			t.Errorf("%s: variant %s", e.ID, e.Variant(e.Fixed))
 		}
@@ -119,6 +127,7 @@ func TestBadEntries(t *testing.T) {
 		strings.Replace(string(good), `seen: ["overlaps>0"]`, `seen: ["overlapz>0"]`, 1),
 		strings.Replace(string(good), "affected: 8.1.0", "affected: ''", 1),
 		strings.Replace(string(good), "run:\n", "run:\n  variants: [lua-release]\n", 1),
+		string(good) + "also: [lua-release]\n",
 	} {
 		if _, err := parse([]byte(bad), "x.yaml"); !errors.Is(err, ErrBadEntry) || !strings.Contains(err.Error(), "x.yaml") {
 			t.Errorf("a bad entry: %v", err)
@@ -127,5 +136,33 @@ func TestBadEntries(t *testing.T) {
 	all, _ := Entries()
 	if _, err := Select(all, []string{"nosuch"}); !errors.Is(err, ErrBadEntry) || !strings.Contains(err.Error(), "redis-py-4279") {
 		t.Errorf("an unknown ID: %v", err)
+	}
+}
+
+// An entry's Also variants are reported beside its two versions, with
+// their own tallies, and weigh on no verdict.
+func TestAlsoWeighsOnNoVerdict(t *testing.T) {
+	seen, clean := Outcome{Seen: true, Why: "overlaps>0 (1)"}, Outcome{}
+	r := Result{Entry: Entry{ID: "x-1", Library: "x", Affected: "1.0", Fixed: "1.1", Code: "c"},
+		Affected: Side{Version: "1.0", Runs: []Outcome{seen, seen}},
+		Fixed:    Side{Version: "1.1", Runs: []Outcome{clean, clean}},
+		Also:     []Side{{Version: "drv:y", Variant: "drv:y", Runs: []Outcome{seen, clean}}}}
+	if v := r.Verdict(); v != Reproduced {
+		t.Errorf("verdict %s with an Also side seen once; want reproduced", v)
+	}
+	var md, table strings.Builder
+	if err := WriteMarkdown(&md, []Result{r}, "lockbench bugs run x-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&table, []Result{r}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"`drv:y` seen in 1 of 2", "| drv:y | 2 | not seen;"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the report has no %q:\n%s", want, md.String())
+		}
+	}
+	if !strings.Contains(table.String(), "beside: drv:y 1 of 2") {
+		t.Errorf("the table: %s", table.String())
 	}
 }

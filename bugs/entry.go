@@ -51,6 +51,11 @@ type Entry struct {
 	// Run is the run that triggers the bug, as a scenario file writes one;
 	// its variants are the entry's (Variant).
 	Run plan.Scenario `yaml:"run"`
+	// Also are other variants run on the same trigger as often, beside the
+	// two versions (another library with the same fix, a form that should
+	// not show the bug): their tallies are reported, and weigh on no
+	// verdict.
+	Also []string `yaml:"also"`
 
 	seen []record.Threshold
 }
@@ -130,6 +135,11 @@ func parse(data []byte, file string) (Entry, error) {
 	}
 	if len(e.Run.Variants) > 0 {
 		return Entry{}, fmt.Errorf("%w: %s: run names variants; the entry's are drv:%s at each version", ErrBadEntry, file, e.Driver)
+	}
+	for _, v := range e.Also {
+		if _, ok := plan.DriverName(v); !ok {
+			return Entry{}, fmt.Errorf("%w: %s: also %q: want a driver variant, %sNAME[@VERSION]", ErrBadEntry, file, v, plan.DriverPrefix)
+		}
 	}
 	e.Run.Name = "bug " + e.ID
 	return e, nil

@@ -36,13 +36,16 @@ func WriteMarkdown(w io.Writer, results []Result, command string) error {
 		fmt.Fprintf(&b, "- **Seen when:** %s\n", strings.Join(e.Seen, " or "))
 		fmt.Fprintf(&b, "- **Predicts:** on %s, %s On %s, %s\n", e.Affected, e.Predicts.Affected, e.Fixed, e.Predicts.Fixed)
 		fmt.Fprintf(&b, "- **Verdict:** %s: seen in %s on %s, %s on %s\n", r.Verdict(), r.Affected.Count(), e.Affected, r.Fixed.Count(), e.Fixed)
+		for _, s := range r.Also {
+			fmt.Fprintf(&b, "- **Beside them:** `%s` seen in %s (weighs on no verdict)\n", s.Version, s.Count())
+		}
 		fmt.Fprintf(&b, "- **Rerun:** `lockbench bugs run %s`\n\n", e.ID)
 		if e.Trigger != "" {
 			fmt.Fprintf(&b, "**The trigger.** %s\n\n", strings.TrimSpace(e.Trigger))
 		}
 		fmt.Fprintf(&b, "**The code.** %s\n\n", strings.TrimSpace(e.Code))
 		b.WriteString("| version | run | outcome |\n|---|---|---|\n")
-		for _, s := range []Side{r.Affected, r.Fixed} {
+		for _, s := range r.sides() {
 			for i, o := range s.Runs {
 				fmt.Fprintf(&b, "| %s | %d | %s |\n", s.Version, i+1, o.Summary())
 			}
@@ -56,8 +59,12 @@ func WriteMarkdown(w io.Writer, results []Result, command string) error {
 // its tallies and its verdict.
 func WriteTable(w io.Writer, results []Result) error {
 	for _, r := range results {
-		if _, err := fmt.Fprintf(w, "%-22s %s %s: %s; %s: %s -> %s\n", r.Entry.ID, r.Entry.Library, r.Affected.Version, r.Affected.Count(),
-			r.Fixed.Version, r.Fixed.Count(), r.Verdict()); err != nil {
+		also := ""
+		for _, s := range r.Also {
+			also += fmt.Sprintf(" (beside: %s %s)", s.Version, s.Count())
+		}
+		if _, err := fmt.Fprintf(w, "%-22s %s %s: %s; %s: %s -> %s%s\n", r.Entry.ID, r.Entry.Library, r.Affected.Version, r.Affected.Count(),
+			r.Fixed.Version, r.Fixed.Count(), r.Verdict(), also); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/record"
@@ -45,16 +46,28 @@ type Outcome struct {
 	Record string
 }
 
-// Side is an entry's runs on one version.
+// Side is an entry's runs on one version (or one of its Also variants).
 type Side struct {
+	// Version names the side: the library's version, or the Also variant.
 	Version string
+	Variant string // as --variants takes it
 	Runs    []Outcome
 }
 
-// Result is an entry run on both its versions.
+// Result is an entry run on both its versions, and on its Also variants.
 type Result struct {
 	Entry           Entry
 	Affected, Fixed Side
+	Also            []Side
+}
+
+// sides are r's sides in the order they run.
+func (r *Result) sides() []*Side {
+	s := []*Side{&r.Affected, &r.Fixed}
+	for i := range r.Also {
+		s = append(s, &r.Also[i])
+	}
+	return s
 }
 
 // Run runs each entry on its affected and its fixed version, Repeat times
@@ -69,10 +82,14 @@ func Run(ctx context.Context, entries []Entry, o Options) ([]Result, error) {
 	}
 	var results []Result
 	for _, e := range entries {
-		r := Result{Entry: e, Affected: Side{Version: e.Affected}, Fixed: Side{Version: e.Fixed}}
+		r := Result{Entry: e, Affected: Side{Version: e.Affected, Variant: e.Variant(e.Affected)},
+			Fixed: Side{Version: e.Fixed, Variant: e.Variant(e.Fixed)}}
+		for _, v := range e.Also {
+			r.Also = append(r.Also, Side{Version: v, Variant: v})
+		}
 		for i := 1; i <= o.Repeat; i++ {
-			for _, side := range []*Side{&r.Affected, &r.Fixed} {
-				out, err := runOnce(ctx, e, side.Version, i, o)
+			for _, side := range r.sides() {
+				out, err := runOnce(ctx, e, side, i, o)
 				if err != nil {
 					return results, err
 				}
@@ -85,9 +102,10 @@ func Run(ctx context.Context, entries []Entry, o Options) ([]Result, error) {
 	return results, nil
 }
 
-// runOnce runs e on version once.
-func runOnce(ctx context.Context, e Entry, version string, i int, o Options) (Outcome, error) {
-	p, err := plan.Build(&e.Run, plan.Overrides{Variants: []string{e.Variant(version)}, Progress: o.Progress})
+// runOnce runs e on side once, its i-th run.
+func runOnce(ctx context.Context, e Entry, side *Side, i int, o Options) (Outcome, error) {
+	version := side.Version
+	p, err := plan.Build(&e.Run, plan.Overrides{Variants: []string{side.Variant}, Progress: o.Progress})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("bugs: %s on %s: %w", e.ID, version, err)
 	}
@@ -100,7 +118,8 @@ func runOnce(ctx context.Context, e Entry, version string, i int, o Options) (Ou
 	}
 	var out Outcome
 	if o.Dir != "" {
-		out.Record = filepath.Join(o.Dir, fmt.Sprintf("%s-%s-%d.json", e.ID, version, i))
+		name := strings.TrimPrefix(version, plan.DriverPrefix)
+		out.Record = filepath.Join(o.Dir, fmt.Sprintf("%s-%s-%d.json", e.ID, name, i))
 		if err := record.Save(rec, out.Record); err != nil {
 			return Outcome{}, err
 		}
