@@ -7,7 +7,7 @@ GO        ?= go
 CC        ?= cc
 BIN       := bin/lockbench
 # The clock shim that clock faults preload into the redis-servers lockbench
-# starts; lockbench finds it beside its binary (see topologies/clockshim/).
+# starts; lockbench finds it beside its binary (see clockshim/).
 CLOCKSHIM := bin/lockbench-clock.so
 # Arguments of `make run`, e.g. make run RUN_ARGS="--clients 8,64 --hold exp:2ms"
 RUN_ARGS  ?= --duration 5s
@@ -66,7 +66,7 @@ cc:
 	@command -v $(CC) >/dev/null 2>&1 || { echo "installing gcc (a C compiler: the clock shim, go test -race)" >&2; \
 		$(APT_INSTALL) gcc libc6-dev || echo "warning: no C compiler, and gcc could not be installed" >&2; }
 
-$(CLOCKSHIM): topologies/clockshim/clockshim.c
+$(CLOCKSHIM): clockshim/src/clockshim.c
 	@mkdir -p $(dir $@)
 	@$(CC) -O2 -Wall -Wextra -fPIC -shared -o $@ $< -ldl \
 		|| echo "warning: $(CC) could not build $@: clock faults need it (apt-get install -y gcc)" >&2

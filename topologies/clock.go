@@ -3,25 +3,27 @@ package topologies
 import (
 	"context"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync/atomic"
-	"syscall"
 	"time"
-	"unsafe"
+
+	"github.com/lockbench/lockbench/clockshim"
 )
 
+// ErrNoClockShim is clockshim.ErrNoShim: clock faults on nodes that run
+// without the clock shim.
+var ErrNoClockShim = clockshim.ErrNoShim
+
+// ClockShimEnv is clockshim.Env: where the clock shim is, or "off".
+const ClockShimEnv = clockshim.Env
+
 // Clock faults. Every node of a Local topology runs with the clock shim
-// (clockshim/clockshim.c) preloaded when there is one: it adds an offset to
+// (package clockshim) preloaded when there is one: it adds an offset to
 // the wall clock the node reads (gettimeofday, time, clock_gettime of
-// CLOCK_REALTIME), which Redis takes its key expiry from. The offset is 8
-// bytes, a signed count of nanoseconds, in a file in the node's directory
-// that the shim maps shared and reads on every call; ClockJump changes it
-// with an atomic add through a mapping of its own. The monotonic clock is
-// left alone, as a wall-clock step leaves it alone on a real machine.
+// CLOCK_REALTIME), which Redis takes its key expiry from. The offset is a
+// file in the node's directory (clockshim.Offset) that ClockJump changes.
+// The monotonic clock is left alone, as a wall-clock step leaves it alone
+// on a real machine.
 
 // clockVerifySlack is how far a node's clock may read from the one it was
 // moved to: Redis answers from a time it caches when a command comes in,
@@ -34,69 +36,34 @@ func (n *node) initClock(shim string) error {
 	if shim == "" {
 		return nil
 	}
-	file := filepath.Join(n.dir, "clock-offset")
-	if err := os.WriteFile(file, make([]byte, 8), 0o600); err != nil {
-		return fmt.Errorf("clock offset file: %w", err)
+	o, err := clockshim.NewOffset(shim, filepath.Join(n.dir, "clock-offset"))
+	if err != nil {
+		return err
 	}
-	n.clockShim, n.clockFile = shim, file
+	n.clock = o
 	return nil
 }
 
 // clockEnv is the environment of the node's process: lockbench's own, with
-// the shim preloaded (before any LD_PRELOAD already set); nil, which
-// inherits lockbench's, without the shim.
+// the shim preloaded; nil, which inherits lockbench's, without the shim.
 func (n *node) clockEnv() []string {
-	if n.clockShim == "" {
+	if n.clock == nil {
 		return nil
 	}
-	preload := n.clockShim
-	if old := os.Getenv("LD_PRELOAD"); old != "" {
-		preload += " " + old
-	}
-	return append(os.Environ(), "LD_PRELOAD="+preload, clockOffsetEnv+"="+n.clockFile)
+	return n.clock.Environ(nil)
 }
 
 // shimLoaded reports whether the node's running process has the shim
-// mapped: ld.so only warns, in the node's log, when it cannot preload it.
-// A node that does not run has nothing to check.
+// mapped. A node that does not run has nothing to check.
 func (n *node) shimLoaded() error {
 	p, ok := n.running()
 	if !ok {
 		return nil
 	}
-	pid := p.cmd.Process.Pid
-	maps, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/maps")
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrNoClockShim, err)
-	}
-	if !strings.Contains(string(maps), n.clockShim) {
-		return fmt.Errorf("%w: %s did not load into pid %d (see %s)", ErrNoClockShim, n.clockShim, pid, n.logFile)
+	if err := n.clock.Loaded(p.cmd.Process.Pid); err != nil {
+		return fmt.Errorf("%w (see %s)", err, n.logFile)
 	}
 	return nil
-}
-
-// jumpClock adds by to the node's clock offset and returns the new offset.
-func (n *node) jumpClock(by time.Duration) (time.Duration, error) {
-	f, err := os.OpenFile(n.clockFile, os.O_RDWR, 0)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	b, err := syscall.Mmap(int(f.Fd()), 0, 8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
-	if err != nil {
-		return 0, fmt.Errorf("map %s: %w", n.clockFile, err)
-	}
-	defer syscall.Munmap(b)
-	offset := (*int64)(unsafe.Pointer(&b[0])) // page-aligned, so 8-byte aligned
-	for {
-		old := atomic.LoadInt64(offset)
-		if by > 0 && old > math.MaxInt64-int64(by) || by < 0 && old < math.MinInt64-int64(by) {
-			return time.Duration(old), fmt.Errorf("the clock is already %v off: %v more does not fit", time.Duration(old), by)
-		}
-		if atomic.CompareAndSwapInt64(offset, old, old+int64(by)) {
-			return time.Duration(old + int64(by)), nil
-		}
-	}
 }
 
 // ClockJump moves the wall clock of the node called name by `by`
@@ -118,7 +85,7 @@ func (l *Local) ClockJump(ctx context.Context, name string, by time.Duration) er
 	}
 	n.proc.clockMu.Lock()
 	defer n.proc.clockMu.Unlock()
-	offset, err := n.proc.jumpClock(by)
+	offset, err := n.proc.clock.Add(by)
 	if err != nil {
 		return fmt.Errorf("clock jump %s: %w", name, err)
 	}

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lockbench/lockbench/clockshim"
 	"github.com/lockbench/lockbench/redisinfo"
 )
 
@@ -64,7 +64,7 @@ func TestClockShimLoads(t *testing.T) {
 		if !strings.Contains(mapsOf(t, l, name), l.clockShim) {
 			t.Errorf("%s: %s is not mapped into its process", name, l.clockShim)
 		}
-		files[n.proc.clockFile] = true
+		files[n.proc.clock.File()] = true
 		if off := serverClock(t, n.Endpoint.Addr); !near(off, 0) {
 			t.Errorf("%s: clock %v off before any jump", name, off)
 		}
@@ -180,40 +180,8 @@ func TestClockShimOff(t *testing.T) {
 		t.Errorf("with %s=off the shim is loaded all the same", ClockShimEnv)
 	}
 	t.Setenv(ClockShimEnv, filepath.Join(t.TempDir(), "missing.so"))
-	if _, err := clockShim(); !errors.Is(err, ErrNoClockShim) || !errors.Is(err, os.ErrNotExist) {
+	if _, err := clockshim.Path(); !errors.Is(err, ErrNoClockShim) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing %s: %v; want ErrNoClockShim and ErrNotExist", ClockShimEnv, err)
-	}
-}
-
-// The shim builds from its embedded source into the directory given, and
-// is found there afterwards; without a C compiler the error says what to
-// install.
-func TestBuildClockShim(t *testing.T) {
-	if _, err := exec.LookPath("cc"); err != nil {
-		t.Fatalf("this test needs a C compiler: %v (apt-get install -y gcc)", err)
-	}
-	dir := t.TempDir()
-	path, err := buildClockShim(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if filepath.Dir(path) != dir {
-		t.Errorf("built %s, not in %s", path, dir)
-	}
-	info, err := os.Stat(path)
-	if err != nil || info.Size() == 0 {
-		t.Fatalf("built shim: %v, %v", info, err)
-	}
-	t.Setenv("PATH", t.TempDir()) // no compiler on it
-	if again, err := buildClockShim(dir); err != nil || again != path {
-		t.Errorf("second build without a compiler = %q, %v; want %q from before", again, err, path)
-	}
-	if _, err := buildClockShim(t.TempDir()); err == nil || !strings.Contains(err.Error(), "apt-get install -y gcc") {
-		t.Errorf("build without a compiler = %v; want it to say apt-get install -y gcc", err)
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("%s holds %d entries after the builds; want only the shim", dir, len(entries))
 	}
 }
 

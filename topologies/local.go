@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockbench/lockbench/clockshim"
 	"github.com/lockbench/lockbench/cpubudget"
 )
 
@@ -82,7 +83,7 @@ func StartLocal(ctx context.Context, spec Spec) (*Local, error) {
 	if l.budget, err = openBudget(spec); err != nil {
 		return nil, err
 	}
-	l.clockShim, l.clockErr = clockShim()
+	l.clockShim, l.clockErr = clockshim.Path()
 	start := map[string]func(context.Context, map[string]int) error{
 		"single":     l.startSingle,
 		"replicated": l.startReplicated,

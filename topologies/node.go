@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lockbench/lockbench/clockshim"
 	"github.com/lockbench/lockbench/cpubudget"
 	"github.com/lockbench/lockbench/redisinfo"
 )
@@ -63,12 +64,12 @@ type node struct {
 	addr     string
 	busPort  int // the cluster bus port, 0 outside a cluster
 	detached bool
-	// clockShim is preloaded into the process and reads its clock offset
-	// from clockFile (see clock.go); both "" without the shim. clockMu
-	// makes one jump and its check at a time.
-	clockShim, clockFile string
-	clockMu              sync.Mutex
-	onStart              func(pid int)
+	// clock is the offset the clock shim preloaded into the process reads
+	// (see clock.go); nil without the shim. clockMu makes one jump and its
+	// check at a time.
+	clock   *clockshim.Offset
+	clockMu sync.Mutex
+	onStart func(pid int)
 	// group is the node's cgroup, holding it to its CPU budget; nil
 	// without one.
 	group *cpubudget.Group

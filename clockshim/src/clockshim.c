@@ -33,7 +33,7 @@
  *
  * Build: cc -O2 -fPIC -shared -o lockbench-clock.so clockshim.c -ldl
  * (make build puts it beside bin/lockbench; lockbench, finding none, builds
- * it itself into the user's cache directory: topologies/clockshim.go).
+ * it itself into the user's cache directory: clockshim/clockshim.go).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

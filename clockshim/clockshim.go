@@ -1,4 +1,10 @@
-package topologies
+// Package clockshim finds or builds lockbench's clock shim (clockshim.c:
+// an LD_PRELOAD library that moves a process's wall clock by an offset
+// another process can change while it runs) and keeps the offset files it
+// reads. The redis-servers lockbench starts (package topologies) and the
+// lock drivers' processes (package driver) run under it, so that clock
+// faults reach servers and clients alike.
+package clockshim
 
 import (
 	"context"
@@ -16,73 +22,72 @@ import (
 	"time"
 )
 
-// ErrNoClockShim: clock faults need the clock shim (clockshim/clockshim.c)
-// preloaded into the nodes, and there is none: no C compiler to build it,
-// not Linux, or LOCKBENCH_CLOCK_SHIM=off.
-var ErrNoClockShim = errors.New("no clock shim for clock faults")
+// ErrNoShim: clock faults need the clock shim preloaded into the
+// processes whose clocks they move, and there is none: no C compiler to
+// build it, not Linux, or LOCKBENCH_CLOCK_SHIM=off.
+var ErrNoShim = errors.New("no clock shim for clock faults")
 
-// ClockShimEnv names the environment variable that says where the clock
+// Env names the environment variable that says where the clock
 // shim is: a path to a built lockbench-clock.so, or "off" to start nodes
 // without it. Unset, lockbench looks beside its own binary (make build
 // puts it there) and else builds it from its embedded source with the C
 // compiler into the user's cache directory.
-const ClockShimEnv = "LOCKBENCH_CLOCK_SHIM"
+const Env = "LOCKBENCH_CLOCK_SHIM"
 
-// clockShimName is the shim's file name beside the lockbench binary.
-const clockShimName = "lockbench-clock.so"
+// shimName is the shim's file name beside the lockbench binary.
+const shimName = "lockbench-clock.so"
 
-// clockOffsetEnv names the file a node's shim reads its offset from.
-const clockOffsetEnv = "LOCKBENCH_CLOCK_OFFSET_FILE"
+// offsetEnv names the file a process's shim reads its offset from.
+const offsetEnv = "LOCKBENCH_CLOCK_OFFSET_FILE"
 
 // buildTimeout bounds the C compiler.
 const buildTimeout = 60 * time.Second
 
-//go:embed clockshim/clockshim.c
-var clockShimSource []byte
+//go:embed src/clockshim.c
+var source []byte
 
-// clockShim returns the path of the clock shim, building it when needed,
-// or why there is none (wrapping ErrNoClockShim). It reads ClockShimEnv on
-// every call.
-func clockShim() (string, error) {
-	path, err := locateClockShim()
+// Path returns the path of the clock shim, building it when needed, or why
+// there is none (wrapping ErrNoShim). It reads Env on every call.
+func Path() (string, error) {
+	path, err := locate()
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrNoClockShim, err)
+		return "", fmt.Errorf("%w: %w", ErrNoShim, err)
 	}
 	// ld.so splits LD_PRELOAD at spaces and colons.
 	if strings.ContainsAny(path, " :") {
-		return "", fmt.Errorf("%w: its path %q has a space or a colon, which LD_PRELOAD cannot take (set %s)", ErrNoClockShim, path, ClockShimEnv)
+		return "", fmt.Errorf("%w: its path %q has a space or a colon, which LD_PRELOAD cannot take (set %s)", ErrNoShim, path, Env)
 	}
 	return path, nil
 }
 
-func locateClockShim() (string, error) {
+func locate() (string, error) {
 	if runtime.GOOS != "linux" {
 		return "", fmt.Errorf("it is preloaded with LD_PRELOAD, which needs Linux, not %s", runtime.GOOS)
 	}
-	switch env := os.Getenv(ClockShimEnv); env {
+	switch env := os.Getenv(Env); env {
 	case "off":
-		return "", fmt.Errorf("turned off by %s=off", ClockShimEnv)
+		return "", fmt.Errorf("turned off by %s=off", Env)
 	case "":
 	default:
 		if _, err := os.Stat(env); err != nil {
-			return "", fmt.Errorf("%s: %w", ClockShimEnv, err)
+			return "", fmt.Errorf("%s: %w", Env, err)
 		}
 		return filepath.Abs(env)
 	}
 	if exe, err := os.Executable(); err == nil {
-		beside := filepath.Join(filepath.Dir(exe), clockShimName)
+		beside := filepath.Join(filepath.Dir(exe), shimName)
 		if _, err := os.Stat(beside); err == nil {
 			return beside, nil
 		}
 	}
-	return builtClockShim()
+	return built()
 }
 
-// builtClockShim builds the shim once per process, into the user's cache
+// built builds the shim once per process, into the user's cache
 // directory, where a later process finds it: once per version of the
 // source. Without a cache directory it builds into a new private temp
 // directory, never into a shared, guessable path.
-var builtClockShim = sync.OnceValues(func() (string, error) {
+var built = sync.OnceValues(func() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err == nil {
 		dir = filepath.Join(dir, "lockbench")
@@ -93,14 +98,14 @@ var builtClockShim = sync.OnceValues(func() (string, error) {
 			return "", err
 		}
 	}
-	return buildClockShim(dir)
+	return build(dir)
 })
 
-// buildClockShim compiles the embedded source with cc (or gcc) into dir,
+// build compiles the embedded source with cc (or gcc) into dir,
 // unless it is there already.
-func buildClockShim(dir string) (string, error) {
+func build(dir string) (string, error) {
 	h := sha256.New()
-	h.Write(clockShimSource)
+	h.Write(source)
 	h.Write([]byte(runtime.GOARCH))
 	name := "lockbench-clock-" + hex.EncodeToString(h.Sum(nil)[:6]) + ".so"
 	out := filepath.Join(dir, name)
@@ -111,7 +116,7 @@ func buildClockShim(dir string) (string, error) {
 	if err != nil {
 		if cc, err = exec.LookPath("gcc"); err != nil {
 			return "", fmt.Errorf("no C compiler (cc, gcc) to build it (install one: apt-get install -y gcc), "+
-				"none beside lockbench (make build puts one there) and %s is not set", ClockShimEnv)
+				"none beside lockbench (make build puts one there) and %s is not set", Env)
 		}
 	}
 	// Build beside the target and rename it into place: another process
@@ -122,7 +127,7 @@ func buildClockShim(dir string) (string, error) {
 	}
 	defer os.RemoveAll(tmp)
 	src := filepath.Join(tmp, "clockshim.c")
-	if err := os.WriteFile(src, clockShimSource, 0o600); err != nil {
+	if err := os.WriteFile(src, source, 0o600); err != nil {
 		return "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
