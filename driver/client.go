@@ -80,6 +80,24 @@ func (c *Client) Extend(ctx context.Context, key, token string, ttl time.Duratio
 	return 0, c.replyError("extend", m)
 }
 
+// ClockOffset asks the driver for its wall clock, as its runtime reads it
+// (the clock request), and returns how far that reads from lockbench's:
+// the time it answered less the midpoint of the request's round trip,
+// which is within half that round trip of the truth. A driver that does
+// not know the request answers an error: a *ReplyError.
+func (c *Client) ClockOffset(ctx context.Context) (time.Duration, error) {
+	before := time.Now()
+	m, _, err := c.p.request(ctx, "clock", c.id, wire.Message{Type: wire.TypeClock}, c.p.deadline())
+	if err != nil {
+		return 0, err
+	}
+	if m.Type != wire.TypeClockOK {
+		return 0, c.replyError("clock", m)
+	}
+	mid := before.Add(time.Since(before) / 2)
+	return time.UnixMicro(int64(m.NowMs * 1000)).Sub(mid), nil
+}
+
 // Send sends msg as the client's request as it is (its id and client
 // filled in), and returns the driver's reply of any type, an error reply
 // too: the conformance suite's malformed requests. It fails as Acquire

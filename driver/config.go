@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/lockbench/lockbench/clockshim"
 	"github.com/lockbench/lockbench/driver/wire"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -20,6 +21,11 @@ const (
 	DefaultGrace = 3 * time.Second
 	killAfter    = 2 * time.Second
 )
+
+// ClockSlack is how far a driver's clock (Client.ClockOffset) may read
+// from the one the clock shim moved it to: half the request's round trip,
+// and a millisecond clock.
+const ClockSlack = 250 * time.Millisecond
 
 // DriverEnv is set in every driver process's environment (to the driver's
 // name), so that a process lockbench started can be told from others
@@ -67,6 +73,12 @@ type Config struct {
 	// driver's replies: it must not block. Default: none; a lease's own
 	// Lost and RenewedAt tell its holder either way.
 	OnNotice func(Notice)
+	// Clock, when set, is the clock offset the process runs under: the
+	// clock shim preloaded, reading it, so that its wall clock (and every
+	// library's time in it) is moved as the offset says (client clock
+	// faults). Client.Clock reads the clock back. Default: the machine's
+	// clock.
+	Clock *clockshim.Offset
 	// Log, when set, receives the driver's stderr, a line at a time,
 	// each begun with "driver NAME: ". Default: only its last lines are
 	// kept, for errors (StderrTail).

@@ -126,6 +126,9 @@ func (p *Process) spawn(prog string) error {
 	if p.cfg.Password != "" {
 		cmd.Env = append(cmd.Env, wire.PasswordEnv+"="+p.cfg.Password)
 	}
+	if p.cfg.Clock != nil {
+		cmd.Env = p.cfg.Clock.Environ(cmd.Env)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = childIn, childOut, childErr
 	// Its own group, which Signal and Close signal whole; the kernel kills
 	// it when lockbench dies, however it dies.

@@ -20,6 +20,7 @@ var replies = map[string][]string{
 	"acquire": {wire.TypeAcquireOK, wire.TypeNotAcquired, wire.TypeError},
 	"release": {wire.TypeReleaseOK, wire.TypeLeaseGone, wire.TypeError},
 	"extend":  {wire.TypeExtendOK, wire.TypeLeaseGone, wire.TypeError},
+	"clock":   {wire.TypeClockOK, wire.TypeError},
 }
 
 // read reads the driver's stdout, a line at a time, and routes each. At

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/lockbench/lockbench/driver"
@@ -24,12 +26,22 @@ const DriverPrefix = "drv:"
 const DefaultDriverProcs = 1
 
 // Procs is how many driver processes a driver cell of p spreads its
-// clients over: DriverProcs, or DefaultDriverProcs when it is zero.
+// clients over: DriverProcs, or DefaultDriverProcs when it is zero; under
+// a spread clock skew (uniform:MIN..MAX) one per client, as many as there
+// can be, since a driver process has one clock.
 func (p Plan) Procs() int {
-	if p.DriverProcs > 0 {
+	switch skew := p.Workload.Clocks.Skew; {
+	case p.DriverProcs > 0:
 		return p.DriverProcs
+	case skew.Min != skew.Max:
+		return math.MaxInt
 	}
 	return DefaultDriverProcs
+}
+
+// HasDrivers reports whether any of p's variants is a driver's.
+func (p Plan) HasDrivers() bool {
+	return slices.ContainsFunc(p.Variants, func(v string) bool { _, ok := DriverName(v); return ok })
 }
 
 // DriverName is the driver a variant names, and whether it names one.

@@ -41,6 +41,9 @@ type driverCell struct {
 	failure error
 	// stopWatch ends the watch (watch), once; nil before it began.
 	stopWatch func()
+	// clocks are the processes' clocks under client clock faults; nil
+	// without (driverclock.go).
+	clocks *driverClocks
 }
 
 // cellProcess is one driver process of a cell.
@@ -65,7 +68,11 @@ type cellProcess struct {
 // then.
 func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifest, prefix string, clients int) (*driverCell, error) {
 	n := max(min(p.Procs(), clients), 1)
-	dc := &driverCell{m: m, prefix: prefix, procs: make([]*cellProcess, n), renewals: renewals{ttl: m.LeaseTTL(p.TTL)}}
+	clocks, err := newDriverClocks(p.Workload, n)
+	if err != nil {
+		return nil, err
+	}
+	dc := &driverCell{m: m, prefix: prefix, procs: make([]*cellProcess, n), renewals: renewals{ttl: m.LeaseTTL(p.TTL)}, clocks: clocks}
 	groups := p.ClientGroupNames()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -73,7 +80,7 @@ func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifes
 		wg.Go(func() {
 			group := groups[i%len(groups)]
 			cfg, err := driverConfig(p, s, m, group, prefix, clientsOf(i, n, clients))
-			cfg.OnNotice = dc.renewals.notice
+			cfg.OnNotice, cfg.Clock = dc.renewals.notice, clocks.of(i)
 			if err == nil {
 				var proc *driver.Process
 				if proc, err = driver.Start(ctx, m, cfg); err == nil {
@@ -87,7 +94,6 @@ func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifes
 		})
 	}
 	wg.Wait()
-	var err error
 	for _, e := range errs {
 		if err == nil {
 			err = e // the first process's, in one line
@@ -149,7 +155,11 @@ func supports(info driver.Info, access topologies.Access, limit int) error {
 // newLock is the cell's workloads.NewLock: client i's lock on process i
 // mod len(procs).
 func (dc *driverCell) newLock(env workloads.ClientEnv) (variants.Lock, error) {
-	proc := dc.procs[env.Index%len(dc.procs)]
+	i := env.Index % len(dc.procs)
+	proc := dc.procs[i]
+	if err := dc.clocks.client(i, proc.p.Client(env.Index), env.Clock); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", dc.m.Name, proc.name, err)
+	}
 	lock := driver.NewLock(proc.p.Client(env.Index), driver.LockOptions{Prefix: dc.prefix, OnAttempt: env.OnAttempt,
 		OnAcquired: func(l *driver.Lease) { dc.acquired(proc, l) }})
 	pl := processLock{Lock: lock, proc: proc}
@@ -278,6 +288,7 @@ func (dc *driverCell) close() {
 		}
 	}
 	wg.Wait()
+	dc.clocks.close()
 }
 
 // record is the cell's driver as the record keeps it. It closes the

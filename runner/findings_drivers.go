@@ -111,8 +111,6 @@ func driverApplies(s plan.Scenario, d findingsDriver) (analog, notRun string) {
 		return "", fmt.Sprintf("serves %s, not %s", strings.Join(caps.Modes, ", "), mode)
 	case s.Limit > 1 && !caps.Semaphore:
 		return "", "a semaphore scenario; the library is a lock"
-	case s.ClockSkew != "" || len(s.ClockJumps) > 0:
-		return "", "client clocks do not reach a driver's process"
 	case slices.ContainsFunc(s.Faults, func(f string) bool { return strings.Contains(f, "step-") }):
 		return "", "step faults act inside lockbench's variants"
 	case strings.HasPrefix(s.Name, "fencing") && !caps.Fencing:

@@ -134,6 +134,9 @@ func (c Clocks) NewClock(r *rand.Rand, start time.Time) *Clock {
 // Offset is the client's fixed offset, jumps left out.
 func (c *Clock) Offset() time.Duration { return c.offset }
 
+// Jumps are the clock's jumps and the time their At counts from.
+func (c *Clock) Jumps() (start time.Time, jumps []Jump) { return c.start, c.jumps }
+
 // Now is the client's time.
 func (c *Clock) Now() time.Time {
 	d := c.offset

@@ -33,7 +33,7 @@ func TestDriverCheckGoLua(t *testing.T) {
 			t.Errorf("no PASS line for %s:\n%s", c, stdout)
 		}
 	}
-	if !strings.Contains(stdout, "driver go-lua: 9 of 9 checks passed") {
+	if !strings.Contains(stdout, "driver go-lua: 10 of 10 checks passed") {
 		t.Errorf("no summary:\n%s", stdout)
 	}
 	stdout, _, status = runCLI(t, "drivers")

@@ -100,6 +100,7 @@ var checks = []check{
 	{"timeout", checkTimeout},
 	{"in-flight", checkInFlight},
 	{"malformed", checkMalformed},
+	{"clock", checkClock},
 	{"exit-on-stdin-close", checkExit},
 }
 

@@ -68,6 +68,9 @@ func TestNoExclusionFails(t *testing.T) {
 			t.Errorf("%s passed on a lock that does not exclude", c)
 		}
 	}
+	if !strings.Contains(failed["clock"], "no clock_ok") {
+		t.Errorf("clock: %q, want it failed for no clock_ok (the broken driver does not know the request)", failed["clock"])
+	}
 	for _, c := range []string{"init", "malformed", "exit-on-stdin-close"} {
 		if d, ok := failed[c]; ok {
 			t.Errorf("%s failed: %s (the broken driver speaks the protocol)", c, d)

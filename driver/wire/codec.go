@@ -94,6 +94,11 @@ func appendFast(dst []byte, m *Message) (out []byte, ok bool) {
 			return dst, false
 		}
 	}
+	if m.NowMs != 0 {
+		if b, ok = appendFloat(append(b, `,"now_ms":`...), m.NowMs); !ok {
+			return dst, false
+		}
+	}
 	if m.Reason != "" {
 		if b, ok = appendString(append(b, `,"reason":`...), m.Reason); !ok {
 			return dst, false
@@ -361,7 +366,7 @@ func (d *decoder) field(m *Message, key []byte) bool {
 		s = &m.Code
 	case "text":
 		s = &m.Text
-	case "ttl_ms", "validity_ms", "took_us":
+	case "ttl_ms", "validity_ms", "took_us", "now_ms":
 		v, ok := d.float()
 		if !ok {
 			return false
@@ -371,6 +376,8 @@ func (d *decoder) field(m *Message, key []byte) bool {
 			m.TTLMs = v
 		case "validity_ms":
 			m.ValidityMs = v
+		case "now_ms":
+			m.NowMs = v
 		default:
 			m.TookUs = v
 		}
@@ -400,7 +407,7 @@ func (d *decoder) field(m *Message, key []byte) bool {
 var known = func() map[string]string {
 	m := map[string]string{}
 	for _, s := range []string{TypeInit, TypeInitOK, TypeAcquire, TypeAcquireOK, TypeNotAcquired, TypeRelease, TypeReleaseOK,
-		TypeLeaseGone, TypeExtend, TypeExtendOK, TypeError, TypeLeaseLost, TypeRenewed, ReasonBusy, ReasonTimeout,
+		TypeLeaseGone, TypeExtend, TypeExtendOK, TypeError, TypeLeaseLost, TypeRenewed, TypeClock, TypeClockOK, ReasonBusy, ReasonTimeout,
 		CodeUnsupported, CodeMalformed, CodeIO, CodeTimeout} {
 		m[s] = s
 	}

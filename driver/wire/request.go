@@ -6,12 +6,13 @@ import (
 
 // CheckRequest says why m is not a request a driver can serve: an unknown
 // type, or a field its type requires missing (init's id, protocol, redis,
-// prefix and lock; every other request's id, client and key, and the token
-// of release and extend). nil when it is well formed.
+// prefix and lock; clock's id and client; every other request's id, client
+// and key, and the token of release and extend). nil when it is well
+// formed.
 func (m *Message) CheckRequest() error {
 	missing := func(field string) error { return fmt.Errorf("%s request without %q", m.Type, field) }
 	switch m.Type {
-	case TypeInit, TypeAcquire, TypeRelease, TypeExtend:
+	case TypeInit, TypeAcquire, TypeRelease, TypeExtend, TypeClock:
 	case "":
 		return fmt.Errorf("message without %q", "type")
 	default:
@@ -36,6 +37,8 @@ func (m *Message) CheckRequest() error {
 	switch {
 	case m.Client == nil || *m.Client < 0:
 		return missing("client")
+	case m.Type == TypeClock:
+		return nil
 	case m.Key == "":
 		return missing("key")
 	case m.Type != TypeAcquire && m.Token == "":

@@ -33,7 +33,7 @@ func TestSchemaMatchesMessages(t *testing.T) {
 	}
 	for _, typ := range []string{wire.TypeInit, wire.TypeInitOK, wire.TypeAcquire, wire.TypeAcquireOK, wire.TypeNotAcquired,
 		wire.TypeRelease, wire.TypeReleaseOK, wire.TypeLeaseGone, wire.TypeExtend, wire.TypeExtendOK, wire.TypeError,
-		wire.TypeLeaseLost, wire.TypeRenewed} {
+		wire.TypeLeaseLost, wire.TypeRenewed, wire.TypeClock, wire.TypeClockOK} {
 		def, ok := schema.Defs[typ]
 		if !ok {
 			t.Errorf("no definition of %s", typ)

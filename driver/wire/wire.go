@@ -27,6 +27,8 @@ const (
 	TypeError       = "error"
 	TypeLeaseLost   = "lease_lost"
 	TypeRenewed     = "renewed"
+	TypeClock       = "clock"
+	TypeClockOK     = "clock_ok"
 )
 
 // The reasons of not_acquired.
@@ -91,6 +93,10 @@ type Message struct {
 	Fence      uint64  `json:"fence,omitempty"`
 	ValidityMs float64 `json:"validity_ms,omitempty"`
 	TookUs     float64 `json:"took_us,omitempty"`
+
+	// clock_ok: the driver's wall clock as its runtime reads it, in unix
+	// milliseconds.
+	NowMs float64 `json:"now_ms,omitempty"`
 
 	// not_acquired
 	Reason string `json:"reason,omitempty"`

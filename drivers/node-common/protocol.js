@@ -100,6 +100,12 @@ function serve(driver) {
         );
       return;
     }
+    if (req.type === 'clock' && client !== null && client >= 0) {
+      // the wall clock as the libraries read it (Date.now(): the clock
+      // shim's when lockbench moves this process's clock)
+      send({ type: 'clock_ok', in_reply_to: id, client, now_ms: Date.now() });
+      return;
+    }
     const fields = REQUIRED[req.type];
     if (!fields) {
       malformed(`unknown type ${JSON.stringify(req.type)}`, id, client);

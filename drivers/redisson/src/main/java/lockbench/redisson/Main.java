@@ -89,6 +89,14 @@ public final class Main {
             init(id, req);
             return;
         }
+        if (type.equals("clock") && client != null && client >= 0) {
+            // the wall clock as Redisson reads it (the clock shim's
+            // clock_gettime when lockbench moves this process's clock)
+            ObjectNode ok = Out.JSON.createObjectNode();
+            ok.put("type", "clock_ok").put("in_reply_to", id).put("client", client).put("now_ms", System.currentTimeMillis());
+            Out.send(ok);
+            return;
+        }
         if (!List.of("acquire", "release", "extend").contains(type)) {
             Out.malformed("unknown type " + req.path("type"), id, client);
             return;
