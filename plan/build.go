@@ -331,10 +331,6 @@ func (b *builder) check(p Plan) {
 	if b.origin["--driver-procs"] == byOverride && p.DriverProcs < 1 {
 		b.fail("--driver-procs", "must be at least 1 (got %d)", p.DriverProcs)
 	}
-	if skew := p.Workload.Clocks.Skew; p.DriverProcs > 0 && skew.Min != skew.Max && p.HasDrivers() && p.DriverProcs < slices.Max(append([]int{0}, p.Clients...)) {
-		b.fail("--driver-procs", "%d is fewer than the clients under a spread --clock-skew (%s): a driver process has one clock, so each client needs its own (leave --driver-procs out)",
-			p.DriverProcs, skew)
-	}
 	if len(p.Clients) == 0 {
 		b.fail("--clients", "give at least one count")
 	}

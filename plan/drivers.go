@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"strings"
 
 	"github.com/lockbench/lockbench/driver"
@@ -25,23 +23,25 @@ const DriverPrefix = "drv:"
 // are spread over.
 const DefaultDriverProcs = 1
 
+// SkewDriverProcs is how many driver processes a driver cell has by
+// default under a spread clock skew (uniform:MIN..MAX): a driver process
+// has one clock, which its clients share, so the skew spreads over this
+// many clocks (more JVMs than this started at once on two cores miss
+// init's 30 s).
+const SkewDriverProcs = 8
+
 // Procs is how many driver processes a driver cell of p spreads its
-// clients over: DriverProcs, or DefaultDriverProcs when it is zero; under
-// a spread clock skew (uniform:MIN..MAX) one per client, as many as there
-// can be, since a driver process has one clock.
+// clients over (at most one per client): DriverProcs, or when it is zero
+// SkewDriverProcs under a spread clock skew and DefaultDriverProcs
+// otherwise.
 func (p Plan) Procs() int {
 	switch skew := p.Workload.Clocks.Skew; {
 	case p.DriverProcs > 0:
 		return p.DriverProcs
 	case skew.Min != skew.Max:
-		return math.MaxInt
+		return SkewDriverProcs
 	}
 	return DefaultDriverProcs
-}
-
-// HasDrivers reports whether any of p's variants is a driver's.
-func (p Plan) HasDrivers() bool {
-	return slices.ContainsFunc(p.Variants, func(v string) bool { _, ok := DriverName(v); return ok })
 }
 
 // DriverName is the driver a variant names, and whether it names one.

@@ -17,10 +17,12 @@ import (
 // Client clocks on driver processes. A driver's library reads its own
 // process's wall clock, so a cell with client clocks (--clock-skew,
 // --clock-jump) runs each driver process under the clock shim, its offset
-// file in a directory of the cell's: the process's clock is that of its
-// clients (under a spread skew each client has a process of its own:
-// plan.Plan.Procs). When a process's first client is made, its offset is
-// set to that client's and checked through the driver's clock request; a
+// file in a directory of the cell's. A process has one clock, its first
+// client's offset, which the other clients on it share (Clock.ShareOffset;
+// under a spread skew a cell has up to plan.SkewDriverProcs processes, so
+// that the skew spreads over as many clocks). When a process's first
+// client is made, its offset is set and checked through the driver's
+// clock request; a
 // runtime that reads its clock past the shim (Go's vDSO) or a driver that
 // cannot say its clock fails the cell, naming it, rather than run on the
 // true clock. The jumps move every process's offset at their time.
@@ -40,7 +42,7 @@ var ErrClockNotReached = errors.New("client clocks do not reach the driver")
 type driverClocks struct {
 	dir     string
 	offsets []*clockshim.Offset
-	set     []bool // by process: its offset set and checked
+	first   []*workloads.Clock // by process: its first client's clock, nil before its offset is set
 	mu      sync.Mutex
 	jumping sync.Once
 	stop    chan struct{}
@@ -62,7 +64,7 @@ func newDriverClocks(w workloads.Spec, n int) (*driverClocks, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &driverClocks{dir: dir, set: make([]bool, n), stop: make(chan struct{})}
+	c := &driverClocks{dir: dir, first: make([]*workloads.Clock, n), stop: make(chan struct{})}
 	for i := range n {
 		o, err := clockshim.NewOffset(shim, filepath.Join(dir, fmt.Sprintf("driver-%d", i+1)))
 		if err != nil {
@@ -82,9 +84,9 @@ func (c *driverClocks) of(i int) *clockshim.Offset {
 	return c.offsets[i]
 }
 
-// client sets process i's clock to clock's offset, once (its first
-// client's), checking through cl that the driver reads it, and starts the
-// jumps on the first call.
+// client sets process i's clock to clock's offset when clock is its first
+// client's, checking through cl that the driver reads it, and gives a
+// later client the first one's offset; the first call starts the jumps.
 func (c *driverClocks) client(i int, cl *driver.Client, clock *workloads.Clock) error {
 	if c == nil {
 		return nil
@@ -92,7 +94,8 @@ func (c *driverClocks) client(i int, cl *driver.Client, clock *workloads.Clock) 
 	c.jumping.Do(func() { c.jump(clock) })
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.set[i] {
+	if first := c.first[i]; first != nil {
+		clock.ShareOffset(first)
 		return nil
 	}
 	o := c.offsets[i]
@@ -106,7 +109,7 @@ func (c *driverClocks) client(i int, cl *driver.Client, clock *workloads.Clock) 
 	if err != nil {
 		return err
 	}
-	c.set[i] = true
+	c.first[i] = clock
 	return nil
 }
 

@@ -16,7 +16,8 @@ import (
 
 // A driver process of a cell with client clocks runs under the clock
 // shim: redis-py's python reads its client's offset once that client is
-// made, and the jump moves it at its time; go-lua (Go reads the clock
+// made (a second client on it shares that clock), and the jump moves it at
+// its time; go-lua (Go reads the clock
 // through the vDSO, past the shim) is refused, naming why. Before, a
 // driver ran on the machine's clock whatever the flags said.
 func TestDriverClocks(t *testing.T) {
@@ -63,6 +64,11 @@ func TestDriverClocks(t *testing.T) {
 	}
 	if read := offsetOf(t, p); (read - 30*time.Second).Abs() > driver.ClockSlack {
 		t.Errorf("redis-py reads %v from lockbench's clock before the jump; want +30s", read)
+	}
+	// a second client of the process has its clock, whatever it drew
+	second := workloads.Clocks{Skew: workloads.Skew{Min: 5 * time.Second, Max: 5 * time.Second}}.NewClock(rand.New(rand.NewPCG(3, 4)), time.Now())
+	if err := dc.client(0, p.Client(1), second); err != nil || second.Offset() != 30*time.Second {
+		t.Errorf("a second client on the process: %v, offset %v; want its process's +30s", err, second.Offset())
 	}
 	// the jump is the mechanism: wait for its time, then for it to show
 	deadline := time.Now().Add(30 * time.Second)

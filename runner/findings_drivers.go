@@ -85,10 +85,14 @@ func driverMode(s plan.Scenario) string {
 // of caps on mode is predicted to meet: redlock for Redlock on independent
 // masters, the watchdog for a library that renews its leases, fenced for one
 // that hands out fencing tokens where s runs fenced (its stale and refused
-// writes are predicted of fenced alone), lua-release (SET NX PX, a
+// writes are predicted of fenced alone), sem-locked for a semaphore where
+// s asks for one (a library's semaphore is predicted to keep its limit as
+// the seeds' lock-guarded one does), lua-release (SET NX PX, a
 // compare-and-delete release) for the others.
 func analogOf(s plan.Scenario, mode string, caps wire.Capabilities) string {
 	switch {
+	case s.Limit > 1 && caps.Semaphore:
+		return "sem-locked"
 	case mode == wire.ModeMasters:
 		return "redlock"
 	case caps.Renewal:

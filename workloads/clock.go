@@ -134,6 +134,11 @@ func (c Clocks) NewClock(r *rand.Rand, start time.Time) *Clock {
 // Offset is the client's fixed offset, jumps left out.
 func (c *Clock) Offset() time.Duration { return c.offset }
 
+// ShareOffset gives the client other's offset: a client whose lock lives
+// in a process shared with others has that process's clock (a lock
+// driver's). NewLock calls it, before the client's first operation.
+func (c *Clock) ShareOffset(other *Clock) { c.offset = other.offset }
+
 // Jumps are the clock's jumps and the time their At counts from.
 func (c *Clock) Jumps() (start time.Time, jumps []Jump) { return c.start, c.jumps }
 

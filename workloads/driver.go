@@ -186,13 +186,13 @@ func newDriver(ctx context.Context, spec Spec, newLock NewLock, o oracle.Oracle)
 		}
 		c := &client{d: d, index: i, process: spec.FirstClient + i, stripe: i % d.stripes, rnd: rand.New(rand.NewPCG(seed, uint64(i)))}
 		clock := spec.Clocks.NewClock(c.rnd, created)
-		if spec.Clocks.Skew != (Skew{}) {
-			d.offsets = append(d.offsets, clock.Offset())
-		}
 		lock, err := newLock(ClientEnv{Index: i, Clock: clock, OnAttempt: c.attempt, AtStep: c.atStep, Note: c.note})
 		if err != nil {
 			d.closeLocks()
 			return nil, fmt.Errorf("workloads: client %d: %w", i, err)
+		}
+		if spec.Clocks.Skew != (Skew{}) {
+			d.offsets = append(d.offsets, clock.Offset()) // as newLock left it (ShareOffset)
 		}
 		c.lock = lock
 		if h, ok := lock.(ProcessHolder); ok {
