@@ -41,6 +41,13 @@ PY_VENV = [ -f $(1)/venv/.installed ] && [ $(1)/venv/.installed -nt $(1)/require
 # when that is missing or older than the pom or a source file.
 REDISSON_JAR := drivers/redisson/target/.built
 REDISSON_SRC := drivers/redisson/pom.xml $(shell find drivers/redisson/src -name '*.java' 2>/dev/null)
+# ShedLock's driver (drivers/shedlock) the same way: target/shedlock-driver.jar and
+# ShedLock's classpath in target/lib.
+SHEDLOCK_JAR := drivers/shedlock/target/.built
+SHEDLOCK_SRC := drivers/shedlock/pom.xml $(shell find drivers/shedlock/src -name '*.java' 2>/dev/null)
+# Spring Integration's RedisLockRegistry driver (drivers/spring-redis-lock) too.
+SPRING_LOCK_JAR := drivers/spring-redis-lock/target/.built
+SPRING_LOCK_SRC := drivers/spring-redis-lock/pom.xml $(shell find drivers/spring-redis-lock/src -name '*.java' 2>/dev/null)
 
 .PHONY: all build go-drivers cc clockshim run test test-loaded test-short bench lint redis valkey chromium clean findings regress baseline fuzz soak drivers
 
@@ -85,19 +92,30 @@ chromium:
 
 # The lock drivers of drivers/ (see drivers/README.md): what each needs,
 # installed only when missing, silent when all is there. One line per driver.
-drivers: go-drivers $(REDISSON_JAR)
+drivers: go-drivers $(REDISSON_JAR) $(SHEDLOCK_JAR) $(SPRING_LOCK_JAR)
 	@/usr/bin/python3 -c 'import redis' 2>/dev/null || { echo "drivers: installing python3-redis" >&2; $(APT_INSTALL) python3-redis; }
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "drivers: installing nodejs and npm" >&2; $(APT_INSTALL) nodejs npm; }
 	@$(call NPM_CI,drivers/node-redlock)
 	@$(call NPM_CI,drivers/sesame-redlock)
+	@$(call NPM_CI,drivers/redlock-universal)
+	@$(call NPM_CI,drivers/redis-semaphore)
 	@$(call PY_VENV,drivers/redis-py-8)
 	@$(call PY_VENV,drivers/python-redis-lock)
 	@$(call PY_VENV,drivers/pottery-redlock)
 
+# A Java driver's mvn package, offline first when ~/.m2 has it all; the stamp last.
+MVN_PACKAGE = command -v mvn >/dev/null && command -v javac >/dev/null || { echo "drivers: installing maven and a JDK (openjdk-17-jdk-headless)" >&2; $(APT_INSTALL) openjdk-17-jdk-headless maven; }; echo "drivers: mvn package in $(1)" >&2; cd $(1) && { mvn -B -q -o package >/dev/null 2>&1 || mvn -B -q package; }
+
 $(REDISSON_JAR): $(REDISSON_SRC)
-	@command -v mvn >/dev/null && command -v javac >/dev/null || { echo "drivers: installing maven and a JDK (openjdk-17-jdk-headless)" >&2; $(APT_INSTALL) openjdk-17-jdk-headless maven; }
-	@echo "drivers: mvn package in drivers/redisson" >&2
-	@cd drivers/redisson && { mvn -B -q -o package >/dev/null 2>&1 || mvn -B -q package; }
+	@$(call MVN_PACKAGE,drivers/redisson)
+	@touch $@
+
+$(SHEDLOCK_JAR): $(SHEDLOCK_SRC)
+	@$(call MVN_PACKAGE,drivers/shedlock)
+	@touch $@
+
+$(SPRING_LOCK_JAR): $(SPRING_LOCK_SRC)
+	@$(call MVN_PACKAGE,drivers/spring-redis-lock)
 	@touch $@
 
 run: build redis
@@ -194,4 +212,4 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin drivers/go-lua/go-lua drivers/redisson/target
+	rm -rf bin drivers/go-lua/go-lua drivers/redisson/target drivers/shedlock/target drivers/spring-redis-lock/target

@@ -80,7 +80,11 @@ func TestEntries(t *testing.T) {
 			t.Errorf("%s: driver %s: %v (package %v)", e.ID, e.Driver, err, m.Package)
 			continue
 		}
-		if driver.CompareVersions(e.Affected, e.Fixed) == 0 {
+		if e.FixedDriver != "" {
+			if _, err := driver.Find(known, e.FixedDriver); err != nil {
+				t.Errorf("%s: fixed_driver %s: %v", e.ID, e.FixedDriver, err)
+			}
+		} else if driver.CompareVersions(e.Affected, e.Fixed) == 0 {
 			t.Errorf("%s: affected and fixed are both %s", e.ID, e.Affected)
 		}
 		if ok, _ := e.SeenIn(&record.Cell{}); ok {

@@ -36,6 +36,10 @@ type Entry struct {
 	Driver   string `yaml:"driver"`
 	Affected string `yaml:"affected"`
 	Fixed    string `yaml:"fixed"`
+	// FixedDriver, when set, is the fixed side's driver: a bug fixed by an
+	// option of the library (a form of its driver) rather than a release,
+	// at Fixed, which may then equal Affected.
+	FixedDriver string `yaml:"fixed_driver"`
 	// Seen are the figures that show the bug in a run: any of them holding
 	// on its cell (record thresholds: overlaps>0).
 	Seen []string `yaml:"seen"`
@@ -63,6 +67,16 @@ type Entry struct {
 // Variant is the entry's driver at version, as --variants takes it.
 func (e Entry) Variant(version string) string {
 	return plan.DriverPrefix + e.Driver + "@" + version
+}
+
+// FixedSide is the fixed side's name in reports (its version, or its
+// driver at its version when the fix is an option) and its variant.
+func (e Entry) FixedSide() (name, variant string) {
+	if e.FixedDriver == "" {
+		return e.Fixed, e.Variant(e.Fixed)
+	}
+	name = e.FixedDriver + "@" + e.Fixed
+	return name, plan.DriverPrefix + name
 }
 
 // Entries are the catalogue's entries, sorted by ID.

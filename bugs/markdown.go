@@ -32,10 +32,11 @@ func WriteMarkdown(w io.Writer, results []Result, command string) error {
 		if e.Fix != "" {
 			fmt.Fprintf(&b, "; the fix: %s", e.Fix)
 		}
-		fmt.Fprintf(&b, "\n- **Versions:** %s %s (affected) against %s (fixed), driver `%s`\n", e.Library, e.Affected, e.Fixed, e.Driver)
+		fixed := r.Fixed.Version
+		fmt.Fprintf(&b, "\n- **Versions:** %s %s (affected) against %s (fixed), driver `%s`\n", e.Library, e.Affected, fixed, e.Driver)
 		fmt.Fprintf(&b, "- **Seen when:** %s\n", strings.Join(e.Seen, " or "))
-		fmt.Fprintf(&b, "- **Predicts:** on %s, %s On %s, %s\n", e.Affected, e.Predicts.Affected, e.Fixed, e.Predicts.Fixed)
-		fmt.Fprintf(&b, "- **Verdict:** %s: seen in %s on %s, %s on %s\n", r.Verdict(), r.Affected.Count(), e.Affected, r.Fixed.Count(), e.Fixed)
+		fmt.Fprintf(&b, "- **Predicts:** on %s, %s On %s, %s\n", e.Affected, e.Predicts.Affected, fixed, e.Predicts.Fixed)
+		fmt.Fprintf(&b, "- **Verdict:** %s: seen in %s on %s, %s on %s\n", r.Verdict(), r.Affected.Count(), e.Affected, r.Fixed.Count(), fixed)
 		for _, s := range r.Also {
 			fmt.Fprintf(&b, "- **Beside them:** `%s` seen in %s (weighs on no verdict)\n", s.Version, s.Count())
 		}

@@ -40,8 +40,8 @@ type Outcome struct {
 	// failed run counts on neither side of the tally.
 	Failed string
 	// The cell's figures that entries' predictions speak of.
-	Acquisitions, Overlaps, LeaseLost, Errors int64
-	ExpiredAtAcquire, LateHolds               int64
+	Acquisitions, Overlaps, LeaseLost, Errors  int64
+	ExpiredAtAcquire, LateHolds, StaleReleases int64
 	// Record is the record's file, when Options.Dir keeps them.
 	Record string
 }
@@ -82,8 +82,9 @@ func Run(ctx context.Context, entries []Entry, o Options) ([]Result, error) {
 	}
 	var results []Result
 	for _, e := range entries {
+		fixed, fixedVariant := e.FixedSide()
 		r := Result{Entry: e, Affected: Side{Version: e.Affected, Variant: e.Variant(e.Affected)},
-			Fixed: Side{Version: e.Fixed, Variant: e.Variant(e.Fixed)}}
+			Fixed: Side{Version: fixed, Variant: fixedVariant}}
 		for _, v := range e.Also {
 			r.Also = append(r.Also, Side{Version: v, Variant: v})
 		}
@@ -134,6 +135,7 @@ func runOnce(ctx context.Context, e Entry, side *Side, i int, o Options) (Outcom
 	}
 	out.Seen, out.Why = e.SeenIn(c)
 	out.Acquisitions, out.Overlaps, out.LeaseLost, out.Errors = c.Acquisitions, c.Violations.Overlaps, c.Violations.LeaseLost, c.Errors
+	out.StaleReleases = c.Violations.StaleReleases
 	if m := c.Margins; m != nil {
 		out.ExpiredAtAcquire, out.LateHolds = m.ExpiredAtAcquire, m.LateHolds
 	}
@@ -150,6 +152,6 @@ func (o Outcome) Summary() string {
 	if o.Seen {
 		verdict = "seen: " + o.Why
 	}
-	return fmt.Sprintf("%s; %d acquisitions, %d overlaps, %d leases lost, %d expired at acquire, %d holds past their lease, %d errors",
-		verdict, o.Acquisitions, o.Overlaps, o.LeaseLost, o.ExpiredAtAcquire, o.LateHolds, o.Errors)
+	return fmt.Sprintf("%s; %d acquisitions, %d overlaps, %d leases lost, %d stale releases, %d expired at acquire, %d holds past their lease, %d errors",
+		verdict, o.Acquisitions, o.Overlaps, o.LeaseLost, o.StaleReleases, o.ExpiredAtAcquire, o.LateHolds, o.Errors)
 }

@@ -119,7 +119,7 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 		Fence:            pick(b, "--fence", o.Fence, s.Fence, DefaultFence),
 		WaitStrict:       o.WaitStrict,
 		AllowDestructive: o.AllowDestructive,
-		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, 0, 0), // 0: DefaultDriverProcs
+		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, s.DriverProcs, 0), // 0: DefaultDriverProcs
 	}
 	p.Servers = b.servers(o.Servers, cmp.Or(o.ServersFlag, "--servers"), &p.Topology, o.Topology != nil || s.Topology != "")
 	p.Topology = b.nodeCPU(p.Topology, o.NodeCPU)
@@ -328,7 +328,7 @@ func (b *builder) check(p Plan) {
 		_, err := variants.Lookup(v)
 		b.failOn("--variants", err)
 	}
-	if b.origin["--driver-procs"] == byOverride && p.DriverProcs < 1 {
+	if p.DriverProcs < 0 || b.origin["--driver-procs"] == byOverride && p.DriverProcs < 1 {
 		b.fail("--driver-procs", "must be at least 1 (got %d)", p.DriverProcs)
 	}
 	if len(p.Clients) == 0 {

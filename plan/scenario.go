@@ -41,6 +41,10 @@ type Scenario struct {
 	ClockJumps     []string `yaml:"clock_jumps"`
 	Faults         []string `yaml:"faults"`
 	Repeat         int      `yaml:"repeat"`
+	// DriverProcs is the run's --driver-procs: the driver processes a
+	// driver cell spreads its clients over (a holder fault that must leave
+	// the other clients running).
+	DriverProcs int `yaml:"driver_procs"`
 	// Fence is the run's --fence: count (default) or reject.
 	Fence string `yaml:"fence"`
 	// ClientGroups is the run's --client-groups: a, b split the clients

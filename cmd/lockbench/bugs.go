@@ -28,7 +28,8 @@ func runBugs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	for _, e := range entries {
-		fmt.Fprintf(stdout, "%-22s %s %s against %s: %s\n", e.ID, e.Library, e.Affected, e.Fixed, e.Title)
+		fixed, _ := e.FixedSide()
+		fmt.Fprintf(stdout, "%-22s %s %s against %s: %s\n", e.ID, e.Library, e.Affected, fixed, e.Title)
 	}
 	return nil
 }

@@ -12,6 +12,10 @@ import (
 	"github.com/lockbench/lockbench/driver/drivertest"
 )
 
+// maxSuites is how many drivers' suites TestLibraryDriversPass runs at
+// once.
+const maxSuites = 6
+
 // The drivers of the libraries people run (drivers/, installed by make
 // drivers, which make test runs first) pass every check. A driver whose
 // language or library is missing fails here with what to install: a driver
@@ -28,10 +32,16 @@ func TestLibraryDriversPass(t *testing.T) {
 	}
 	names := []string{"redis-py", "node-redlock", "sesame-redlock", "sesame-redlock-using",
 		"redis-py-8", "python-redis-lock", "python-redis-lock-renew", "pottery-redlock",
-		"redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore", "redisson-observed"}
-	// Every driver's suite at once, in goroutines rather than parallel
-	// subtests: a suite mostly waits (its acquire timeouts), and go test
-	// runs no more parallel subtests than GOMAXPROCS, 2 here.
+		"redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore", "redisson-observed",
+		"shedlock", "shedlock-safe", "redlock-universal", "redlock-universal-using",
+		"redis-semaphore", "redis-semaphore-semaphore", "redis-semaphore-redlock",
+		"spring-redis-lock", "spring-redis-lock-pubsub", "spring-redis-lock-renew", "spring-redis-lock-pubsub-renew"}
+	// The drivers' suites in goroutines rather than parallel subtests, a
+	// few at a time: a suite mostly waits (its acquire timeouts), and go
+	// test runs no more parallel subtests than GOMAXPROCS, 2 here; all of
+	// them at once start that many JVMs and runtimes together on the
+	// machine's 2 cores.
+	slots := make(chan struct{}, maxSuites)
 	type outcome struct {
 		m   driver.Manifest
 		rep conform.Report
@@ -49,6 +59,8 @@ func TestLibraryDriversPass(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			// driver check's own acquire timeout: a library starts a thread
 			// or a connection for each of the 64 clients of in-flight,
 			// which on a loaded machine can take longer than run's 500 ms.
