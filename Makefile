@@ -48,6 +48,13 @@ SHEDLOCK_SRC := drivers/shedlock/pom.xml $(shell find drivers/shedlock/src -name
 # Spring Integration's RedisLockRegistry driver (drivers/spring-redis-lock) too.
 SPRING_LOCK_JAR := drivers/spring-redis-lock/target/.built
 SPRING_LOCK_SRC := drivers/spring-redis-lock/pom.xml $(shell find drivers/spring-redis-lock/src -name '*.java' 2>/dev/null)
+# The rslock driver (drivers/rslock): cargo build --release --locked from the committed
+# Cargo.toml and Cargo.lock (every crate pinned), offline first when ~/.cargo has them all;
+# rebuilt when the binary is missing or older than the manifest, the lock or a source.
+# Cargo 1.85 or later (rustup's, in ~/.cargo/bin when not on PATH).
+RSLOCK_BIN := drivers/rslock/target/release/rslock-driver
+RSLOCK_SRC := drivers/rslock/Cargo.toml drivers/rslock/Cargo.lock $(shell find drivers/rslock/src -name '*.rs' 2>/dev/null)
+CARGO      ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
 
 .PHONY: all build go-drivers cc clockshim run test test-loaded test-short bench lint redis valkey chromium clean findings regress baseline fuzz soak drivers
 
@@ -92,7 +99,7 @@ chromium:
 
 # The lock drivers of drivers/ (see drivers/README.md): what each needs,
 # installed only when missing, silent when all is there. One line per driver.
-drivers: go-drivers $(REDISSON_JAR) $(SHEDLOCK_JAR) $(SPRING_LOCK_JAR)
+drivers: go-drivers $(REDISSON_JAR) $(SHEDLOCK_JAR) $(SPRING_LOCK_JAR) $(RSLOCK_BIN)
 	@/usr/bin/python3 -c 'import redis' 2>/dev/null || { echo "drivers: installing python3-redis" >&2; $(APT_INSTALL) python3-redis; }
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "drivers: installing nodejs and npm" >&2; $(APT_INSTALL) nodejs npm; }
 	@$(call NPM_CI,drivers/node-redlock)
@@ -116,6 +123,12 @@ $(SHEDLOCK_JAR): $(SHEDLOCK_SRC)
 
 $(SPRING_LOCK_JAR): $(SPRING_LOCK_SRC)
 	@$(call MVN_PACKAGE,drivers/spring-redis-lock)
+	@touch $@
+
+$(RSLOCK_BIN): $(RSLOCK_SRC)
+	@[ -x "$(CARGO)" ] || { echo "drivers: cargo not found (rustup: cargo and rustc 1.85 or later)" >&2; exit 1; }
+	@echo "drivers: cargo build --release in drivers/rslock" >&2
+	@cd drivers/rslock && { "$(CARGO)" build --release --locked --offline -q 2>/dev/null || "$(CARGO)" build --release --locked -q; }
 	@touch $@
 
 run: build redis
@@ -212,4 +225,4 @@ lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin drivers/go-lua/go-lua drivers/redisson/target drivers/shedlock/target drivers/spring-redis-lock/target
+	rm -rf bin drivers/go-lua/go-lua drivers/redisson/target drivers/shedlock/target drivers/spring-redis-lock/target drivers/rslock/target

@@ -142,6 +142,7 @@ func readManifest(path string) ([]Manifest, error) {
 			if err := ms[i].Package.check(); err != nil {
 				return nil, inputerr.Errorf(ErrBadDriver, "driver manifest %s: %s: %w", path, ms[i].Name, err)
 			}
+			ms[i].Package.Dir = dir
 			ms[i].setEnv(ms[i].PinnedEnv())
 		}
 	}

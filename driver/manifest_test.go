@@ -94,6 +94,22 @@ func TestBadManifests(t *testing.T) {
 	}
 }
 
+// A crates package loads, and knows its driver's folder: the Cargo
+// project an installed version is built from.
+func TestCratesPackage(t *testing.T) {
+	dir := t.TempDir()
+	writeManifest(t, dir, "rs", `[{"name":"rs","command":["{env}/target/release/rs"],
+	  "package":{"registry":"crates","name":"rslock","version":"0.10.0","supports":">=0.5.0"}}]`)
+	ms, err := driver.Load(dir)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("load: %v, %d drivers", err, len(ms))
+	}
+	folder := filepath.Join(dir, "rs")
+	if ms[0].Package.Dir != folder || ms[0].Command[0] != folder+"/target/release/rs" {
+		t.Errorf("package dir %q, command %v; want both in %s", ms[0].Package.Dir, ms[0].Command, folder)
+	}
+}
+
 // $LOCKBENCH_DRIVERS says where the drivers are.
 func TestDefaultDir(t *testing.T) {
 	t.Setenv(driver.DirEnv, "/somewhere/drivers")
@@ -154,7 +170,8 @@ func TestLeaseTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	none := map[string]bool{"node-redlock": true, "sesame-redlock": true, "sesame-redlock-using": true,
-		"python-redis-lock-renew": true, "redisson-lease": true, "redis-py-8-reacquire": true}
+		"python-redis-lock-renew": true, "redisson-lease": true, "redis-py-8-reacquire": true,
+		"rslock": true, "rslock-using": true, "shedlock": true, "shedlock-safe": true}
 	for _, m := range repo {
 		if m.NoDefaultTTL != none[m.Name] {
 			t.Errorf("drivers/%s: no_default_ttl %v, want %v", m.Name, m.NoDefaultTTL, none[m.Name])

@@ -23,9 +23,10 @@ const LibEnv = "LOCKBENCH_DRIVER_ENV"
 // Package is where a driver's library comes from: a registry's package,
 // the version the driver folder pins, and the versions the driver runs.
 type Package struct {
-	// Registry is pypi, npm or maven.
+	// Registry is pypi, npm, maven or crates.
 	Registry string `json:"registry"`
-	// Name is the registry's name: redis, redlock, org.redisson:redisson.
+	// Name is the registry's name: redis, redlock, org.redisson:redisson,
+	// rslock.
 	Name string `json:"name"`
 	// Version is the version the folder pins (make drivers installs it).
 	Version string `json:"version"`
@@ -43,10 +44,14 @@ type Package struct {
 	// of the manifest's: for a driver whose pinned library is the
 	// system's (Debian's python3-redis) and another version a venv's.
 	Command []string `json:"command,omitempty"`
+	// Dir is the driver's folder (Manifest.Dir), set when its manifest is
+	// read: a crates package's driver is built from its Cargo project
+	// there against each installed version.
+	Dir string `json:"-"`
 }
 
 // Registries are the registries a Package may name.
-var Registries = []string{"pypi", "npm", "maven"}
+var Registries = []string{"pypi", "npm", "maven", "crates"}
 
 // check says what is wrong with p, a manifest's package.
 func (p *Package) check() error {

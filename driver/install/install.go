@@ -1,6 +1,7 @@
 // Package install puts a driver's library at any published version into an
-// environment of its own (a venv, an exact npm install, a Maven classpath)
-// in the user's cache directory, from the library's registry, and resolves
+// environment of its own (a venv, an exact npm install, a Maven classpath,
+// a Cargo build of the driver against exactly that crate) in the user's
+// cache directory, from the library's registry, and resolves
 // drv:NAME@VERSION to the driver run in it. An environment is built once,
 // under a lock, and reused offline after: the registry is asked only for a
 // version not installed yet. It is the version axis of package driver; the
@@ -51,7 +52,9 @@ func Dir() (string, error) {
 }
 
 // EnvDir is the environment of pkg at version: one per registry, package,
-// version and set of packages pinned beside it.
+// version and set of packages pinned beside it; for a crate, whose
+// environment is the driver built against it, one per state of the
+// driver's sources too.
 func EnvDir(pkg *driver.Package, version string) (string, error) {
 	root, err := Dir()
 	if err != nil {
@@ -61,6 +64,11 @@ func EnvDir(pkg *driver.Package, version string) (string, error) {
 	if len(pkg.With) > 0 {
 		sum := sha256.Sum256([]byte(strings.Join(pkg.With, "\n")))
 		leaf += "-" + hex.EncodeToString(sum[:4])
+	}
+	if pkg.Registry == "crates" {
+		if sum := cratesSourceSum(pkg); sum != "" {
+			leaf += "-" + sum
+		}
 	}
 	return filepath.Join(root, pkg.Registry, pkgDir(pkg), leaf), nil
 }

@@ -37,7 +37,7 @@ func TestFindUnpublishedVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ref := range []string{"redis-py-8@0.0.1", "node-redlock@0.0.1", "redisson@0.0.1"} {
+	for _, ref := range []string{"redis-py-8@0.0.1", "node-redlock@0.0.1", "redisson@0.0.1", "rslock@0.0.1"} {
 		var progress strings.Builder
 		_, err := Find(context.Background(), known, ref, &progress)
 		if !errors.Is(err, driver.ErrBadDriver) || !errors.Is(err, ErrNoVersion) || !strings.Contains(err.Error(), "no version 0.0.1") ||
@@ -47,5 +47,42 @@ func TestFindUnpublishedVersion(t *testing.T) {
 		if progress.Len() != 0 {
 			t.Errorf("%s: an install began: %s", ref, progress.String())
 		}
+	}
+}
+
+// A crate's index file is where Cargo looks for it, and its versions are
+// those not yanked; a crate's environment is its driver's Cargo project
+// with the dependency set to exactly the version, its other lines as they
+// were. None of it asks a registry.
+func TestCrates(t *testing.T) {
+	for name, path := range map[string]string{"a": "1/a", "ab": "2/ab", "abc": "3/a/abc", "rslock": "rs/lo/rslock", "Serde_JSON": "se/rd/serde_json"} {
+		if got := cratesIndexPath(name); got != path {
+			t.Errorf("index path of %s: %s, want %s", name, got, path)
+		}
+	}
+	index := `{"name":"rslock","vers":"0.1.0","deps":[],"cksum":"00","features":{},"yanked":false}
+{"name":"rslock","vers":"0.2.0","deps":[],"cksum":"01","features":{},"yanked":true}
+{"name":"rslock","vers":"0.10.0","deps":[],"cksum":"02","features":{},"yanked":false}
+`
+	if vs, err := cratesIndexVersions([]byte(index)); err != nil || !slices.Equal(vs, []string{"0.1.0", "0.10.0"}) {
+		t.Errorf("index versions: %v, %v; want 0.1.0 and 0.10.0, the yanked 0.2.0 left out", vs, err)
+	}
+	manifest := `[package]
+name = "rslock-driver"
+
+[dependencies]
+rslock = { version = "=0.10.0", default-features = false, features = ["tokio-comp"] }
+rslock-extra = "=1.0.0"
+tokio = "=1.54.1"
+`
+	got, err := pinCrate([]byte(manifest), "rslock", "0.9.1")
+	if want := strings.Replace(manifest, `"=0.10.0"`, `"=0.9.1"`, 1); err != nil || string(got) != want {
+		t.Errorf("pinned to 0.9.1 (%v):\n%s", err, got)
+	}
+	if got, err := pinCrate([]byte(manifest), "tokio", "1.50.0"); err != nil || !strings.Contains(string(got), `tokio = "=1.50.0"`) {
+		t.Errorf("pinned tokio to 1.50.0 (%v):\n%s", err, got)
+	}
+	if _, err := pinCrate([]byte(manifest), "redis", "1.0.0"); err == nil {
+		t.Error("pinned a crate the manifest does not depend on")
 	}
 }

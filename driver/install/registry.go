@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -30,6 +31,8 @@ func registryOf(name string) registry {
 		return registry{"PyPI", pypiVersions, pypiInstall}
 	case "npm":
 		return registry{"the npm registry", npmVersions, npmInstall}
+	case "crates":
+		return registry{"crates.io", cratesVersions, cratesInstall}
 	}
 	return registry{"Maven Central", mavenVersions, mavenInstall}
 }
@@ -38,7 +41,12 @@ func registryOf(name string) registry {
 const (
 	pypiURL  = "https://pypi.org/pypi/"
 	mavenURL = "https://repo.maven.apache.org/maven2/"
+	// cratesIndexURL is crates.io's sparse index, the one Cargo reads.
+	cratesIndexURL = "https://index.crates.io/"
 )
+
+// errNotFound is a registry's 404: it has no such package.
+var errNotFound = errors.New("not found")
 
 // fetchTimeout bounds one request to a registry.
 const fetchTimeout = 60 * time.Second
@@ -59,6 +67,9 @@ func get(ctx context.Context, url string) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return nil, fmt.Errorf("ask the registry: %s: %w", url, err)
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, fmt.Errorf("ask the registry: %s answered %s: %w", url, resp.Status, errNotFound)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("ask the registry: %s answered %s", url, resp.Status)
@@ -125,6 +136,55 @@ func mavenVersions(ctx context.Context, name string) ([]string, error) {
 		return nil, fmt.Errorf("Maven Central's metadata of %s: %w", name, err)
 	}
 	return doc.Versions, nil
+}
+
+// cratesVersions are crates.io's versions of a crate that are not yanked,
+// read from its sparse index (a JSON object a line, one per version): the
+// file Cargo itself resolves from, which crates.io's web API mirrors.
+func cratesVersions(ctx context.Context, name string) ([]string, error) {
+	body, err := get(ctx, cratesIndexURL+cratesIndexPath(name))
+	if errors.Is(err, errNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cratesIndexVersions(body)
+}
+
+// cratesIndexPath is a crate's file in the index: 1/NAME, 2/NAME,
+// 3/N/NAME, else NA/ME/NAME, lower-cased.
+func cratesIndexPath(name string) string {
+	name = strings.ToLower(name)
+	switch len(name) {
+	case 1, 2:
+		return fmt.Sprintf("%d/%s", len(name), name)
+	case 3:
+		return "3/" + name[:1] + "/" + name
+	}
+	return name[:2] + "/" + name[2:4] + "/" + name
+}
+
+// cratesIndexVersions are the versions an index file lists, yanked ones
+// left out.
+func cratesIndexVersions(body []byte) ([]string, error) {
+	var vs []string
+	for line := range bytes.Lines(body) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var entry struct {
+			Vers   string `json:"vers"`
+			Yanked bool   `json:"yanked"`
+		}
+		if err := json.Unmarshal(line, &entry); err != nil {
+			return nil, fmt.Errorf("crates.io's index: %w", err)
+		}
+		if !entry.Yanked {
+			vs = append(vs, entry.Vers)
+		}
+	}
+	return vs, nil
 }
 
 // run runs a command in dir and returns its stdout; its error carries the
