@@ -48,7 +48,8 @@ func (c *Client) Acquire(ctx context.Context, key string) (*Lease, error) {
 // variants.ErrLeaseLost when the driver says the lease was no longer held
 // (lease_gone), or an error as Acquire's.
 func (c *Client) Release(ctx context.Context, key, token string) (took time.Duration, err error) {
-	m, _, err := c.p.request(ctx, "release", c.id, wire.Message{Type: wire.TypeRelease, Key: key, Token: token}, c.p.deadline())
+	msg := wire.Message{Type: wire.TypeRelease, Key: key, Token: token, Interrupt: c.p.cfg.InterruptRelease}
+	m, _, err := c.p.request(ctx, "release", c.id, msg, c.p.deadline())
 	if err != nil {
 		return 0, err
 	}

@@ -73,6 +73,10 @@ type Config struct {
 	// driver's replies: it must not block. Default: none; a lease's own
 	// Lost and RenewedAt tell its holder either way.
 	OnNotice func(Notice)
+	// InterruptRelease asks for every release on an interrupted thread
+	// (the release request's interrupt); the driver must have the
+	// interrupt capability. Default false.
+	InterruptRelease bool
 	// Clock, when set, is the clock offset the process runs under: the
 	// clock shim preloaded, reading it, so that its wall clock (and every
 	// library's time in it) is moved as the offset says (client clock

@@ -58,6 +58,8 @@ type Overrides struct {
 	// (drv:NAME@VERSION); nil: not told.
 	Progress    io.Writer
 	DriverProcs *int // --driver-procs; default DefaultDriverProcs
+	// InterruptRelease is --interrupt-release (Plan.InterruptRelease).
+	InterruptRelease *bool
 	// Servers are the server binaries of the local topology, each cell
 	// run on each (--server, --servers): redis, valkey or a binary's path
 	// (topologies.ServerBinary). Default none: redis-server from PATH.
@@ -120,6 +122,7 @@ func Build(s *Scenario, o Overrides) (Plan, error) {
 		WaitStrict:       o.WaitStrict,
 		AllowDestructive: o.AllowDestructive,
 		DriverProcs:      pick(b, "--driver-procs", o.DriverProcs, s.DriverProcs, 0), // 0: DefaultDriverProcs
+		InterruptRelease: pick(b, "--interrupt-release", o.InterruptRelease, s.InterruptRelease, false),
 	}
 	p.Servers = b.servers(o.Servers, cmp.Or(o.ServersFlag, "--servers"), &p.Topology, o.Topology != nil || s.Topology != "")
 	p.Topology = b.nodeCPU(p.Topology, o.NodeCPU)
@@ -330,6 +333,9 @@ func (b *builder) check(p Plan) {
 	}
 	if p.DriverProcs < 0 || b.origin["--driver-procs"] == byOverride && p.DriverProcs < 1 {
 		b.fail("--driver-procs", "must be at least 1 (got %d)", p.DriverProcs)
+	}
+	if p.InterruptRelease && !slices.ContainsFunc(p.Variants, func(v string) bool { _, ok := DriverName(v); return ok }) {
+		b.fail("--interrupt-release", "interrupts a driver's releasing thread: give a drv:NAME variant")
 	}
 	if len(p.Clients) == 0 {
 		b.fail("--clients", "give at least one count")

@@ -26,6 +26,7 @@ func TestBuildResolvesDrivers(t *testing.T) {
 		{"step fault", Overrides{Variants: []string{"lua-release", "drv:ok"}, Drivers: []string{"ok=/bin/true"}, Faults: []string{"at=0s step-delay step=between-get-and-del delay=1ms"}},
 			faults.ErrBadFault, "runs in a driver process"},
 		{"procs", Overrides{Variants: []string{"drv:ok"}, Drivers: []string{"ok=/bin/true"}, DriverProcs: ptr(0)}, ErrInvalid, "--driver-procs: must be at least 1"},
+		{"interrupt without a driver", Overrides{Variants: []string{"lua-release"}, InterruptRelease: ptr(true)}, ErrInvalid, "--interrupt-release: interrupts a driver's releasing thread"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.ov.DriversDir = empty

@@ -40,6 +40,7 @@ type Flags struct {
 	destructive    bool
 	drivers        []string
 	driverProcs    int
+	interrupt      bool
 	servers        []string // --server and --servers alike
 	nodeCPU        float64
 	keyDist        string
@@ -50,6 +51,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.variants, "variants", DefaultVariants, "comma-separated `NAMES` of the variants to run (see lockbench variants); drv:NAME runs the lock driver NAME")
 	fs.StringArrayVar(&f.drivers, "driver", nil, "name a lock driver's command, `NAME=CMD` (repeatable), for --variants drv:NAME; others are found by their manifests (drivers/*/driver.json)")
 	fs.IntVar(&f.driverProcs, "driver-procs", DefaultDriverProcs, "spread a driver cell's clients over `N` driver processes, client i on process i mod N")
+	fs.BoolVar(&f.interrupt, "interrupt-release", false, "release each driver lease on an interrupted thread (a JVM's Thread.interrupt; drivers with the interrupt capability)")
 	fs.IntSliceVar(&f.clients, "clients", DefaultClients, "concurrent clients; a comma list `N,...` runs each count")
 	fs.StringVar(&f.client, "client", DefaultClient, "client `LIBRARY`: "+strings.Join(clients.Names, " or "))
 	fs.IntVar(&f.keys, "keys", DefaultKeys, "`N` distinct lock names clients pick from uniformly; 1 is maximum contention")
@@ -105,7 +107,7 @@ func (f *Flags) Overrides(changed func(flag string) bool) Overrides {
 		Fence:          given(changed, "fence", f.fence),
 
 		Ops: f.ops, Rate: f.rate, Stages: f.stages, Pacing: f.pacing, WaitStrict: f.waitStrict, AllowDestructive: f.destructive,
-		Drivers: f.drivers, DriverProcs: given(changed, "driver-procs", f.driverProcs),
+		Drivers: f.drivers, DriverProcs: given(changed, "driver-procs", f.driverProcs), InterruptRelease: given(changed, "interrupt-release", f.interrupt),
 		NodeCPU: given(changed, "node-cpu", f.nodeCPU), KeyDist: f.keyDist,
 	}
 	if changed("client") {

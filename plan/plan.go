@@ -95,6 +95,11 @@ type Plan struct {
 	// the cell and closed at its end. Default zero: DefaultDriverProcs
 	// (the record echoes it only when given; see Procs).
 	DriverProcs int `json:"driver_procs,omitempty"`
+	// InterruptRelease makes every release of a driver's lock one on an
+	// interrupted thread (the release request's interrupt: a JVM's
+	// Thread.interrupt), for the libraries whose unlock an interrupt
+	// changes; the driver must have the interrupt capability.
+	InterruptRelease bool `json:"interrupt_release,omitempty"`
 }
 
 // Fence modes.

@@ -45,6 +45,8 @@ type Scenario struct {
 	// driver cell spreads its clients over (a holder fault that must leave
 	// the other clients running).
 	DriverProcs int `yaml:"driver_procs"`
+	// InterruptRelease is the run's --interrupt-release.
+	InterruptRelease bool `yaml:"interrupt_release"`
 	// Fence is the run's --fence: count (default) or reject.
 	Fence string `yaml:"fence"`
 	// ClientGroups is the run's --client-groups: a, b split the clients

@@ -52,6 +52,9 @@ type RunConfig struct {
 	// DriverProcs is --driver-procs when given: a driver cell's clients
 	// spread over that many processes; 0: one.
 	DriverProcs int `json:"driver_procs,omitempty"`
+	// InterruptRelease is --interrupt-release: every driver release on an
+	// interrupted thread.
+	InterruptRelease bool `json:"interrupt_release,omitempty"`
 }
 
 // DriverSpec is a lock driver as its manifest names it.

@@ -79,7 +79,7 @@ func goldenFullRecord() *record.Record {
 			ClientGroups: []string{"a", "b"}, Scenario: "ticket-sale", Repeat: 2, Fence: record.FenceReject, WaitStrict: true, AllowDestructive: true,
 			Drivers: []record.DriverSpec{{Name: "go-lua", Library: "lockbench lua-release", Language: "go", Command: []string{"./go-lua"},
 				Requires: "make drivers", Summary: "the reference driver"}},
-			DriverProcs: 4, Servers: []string{"valkey"},
+			DriverProcs: 4, InterruptRelease: true, Servers: []string{"valkey"},
 		},
 		Topology: record.TopologyInfo{Name: "local:replicated?replicas=2&cpu=0.15", Mode: "single",
 			Nodes:          []record.Node{{Name: "master", Role: "master", Endpoint: record.Endpoint{Addr: "127.0.0.1:7000", Username: "bench", DB: 1}, Product: "valkey 8.0.1"}},

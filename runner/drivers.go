@@ -100,7 +100,7 @@ func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifes
 		}
 	}
 	if err == nil {
-		err = supports(dc.procs[0].p.Info(), s.topo.Access(), p.Limit)
+		err = supports(dc.procs[0].p.Info(), s.topo.Access(), p)
 	}
 	if err != nil {
 		dc.close()
@@ -132,22 +132,24 @@ func driverConfig(p plan.Plan, s *session, m driver.Manifest, group, prefix stri
 		}
 	}
 	cfg := driver.Config{Redis: driver.RedisOf(access), Prefix: prefix, Clients: clients,
-		TTL: m.LeaseTTL(p.TTL), Retry: p.Retry, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit}
+		TTL: m.LeaseTTL(p.TTL), Retry: p.Retry, AcquireTimeout: p.AcquireTimeout, Limit: p.Limit, InterruptRelease: p.InterruptRelease}
 	if len(access.Endpoints) > 0 {
 		cfg.Password = access.Endpoints[0].Password
 	}
 	return cfg, nil
 }
 
-// supports says why the driver of info cannot serve access's mode or a
-// semaphore of limit permits; nil when it can.
-func supports(info driver.Info, access topologies.Access, limit int) error {
+// supports says why the driver of info cannot serve access's mode, a
+// semaphore of p's limit or p's interrupted releases; nil when it can.
+func supports(info driver.Info, access topologies.Access, p plan.Plan) error {
 	mode := driver.RedisOf(access).Mode
 	switch caps := info.Capabilities; {
 	case !caps.Supports(mode):
 		return fmt.Errorf("%s %s does not serve Redis mode %s (it serves %s)", info.Library, info.Version, mode, strings.Join(caps.Modes, ", "))
-	case limit > 1 && !caps.Semaphore:
-		return fmt.Errorf("%s %s is no semaphore: --limit %d needs one", info.Library, info.Version, limit)
+	case p.Limit > 1 && !caps.Semaphore:
+		return fmt.Errorf("%s %s is no semaphore: --limit %d needs one", info.Library, info.Version, p.Limit)
+	case p.InterruptRelease && !caps.Interrupt:
+		return fmt.Errorf("%s %s cannot release on an interrupted thread (no interrupt capability): --interrupt-release needs it", info.Library, info.Version)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockbench/lockbench/driver"
 	"github.com/lockbench/lockbench/driver/wire"
+	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/topologies"
 )
 
@@ -38,17 +39,24 @@ func TestDriverSupports(t *testing.T) {
 	info := driver.Info{Library: "lib", Version: "1", Capabilities: wire.Capabilities{Modes: []string{wire.ModeSingle}}}
 	single := topologies.Access{Mode: topologies.ModeSingle, Endpoints: []topologies.Endpoint{{Addr: "127.0.0.1:1"}}}
 	cluster := topologies.Access{Mode: topologies.ModeCluster, Endpoints: []topologies.Endpoint{{Addr: "127.0.0.1:1"}}}
-	if err := supports(info, single, 1); err != nil {
+	lock, sem, interrupted := plan.Plan{Limit: 1}, plan.Plan{Limit: 3}, plan.Plan{Limit: 1, InterruptRelease: true}
+	if err := supports(info, single, lock); err != nil {
 		t.Errorf("single, a lock: %v", err)
 	}
-	if err := supports(info, cluster, 1); err == nil || !strings.Contains(err.Error(), "does not serve Redis mode cluster (it serves single)") {
+	if err := supports(info, cluster, lock); err == nil || !strings.Contains(err.Error(), "does not serve Redis mode cluster (it serves single)") {
 		t.Errorf("cluster: %v", err)
 	}
-	if err := supports(info, single, 3); err == nil || !strings.Contains(err.Error(), "no semaphore") {
+	if err := supports(info, single, sem); err == nil || !strings.Contains(err.Error(), "no semaphore") {
 		t.Errorf("a limit of 3: %v", err)
 	}
-	info.Capabilities.Semaphore = true
-	if err := supports(info, single, 3); err != nil {
+	if err := supports(info, single, interrupted); err == nil || !strings.Contains(err.Error(), "no interrupt capability") {
+		t.Errorf("interrupted releases: %v", err)
+	}
+	info.Capabilities.Semaphore, info.Capabilities.Interrupt = true, true
+	if err := supports(info, single, sem); err != nil {
 		t.Errorf("a semaphore, a limit of 3: %v", err)
+	}
+	if err := supports(info, single, interrupted); err != nil {
+		t.Errorf("interrupted releases with the capability: %v", err)
 	}
 }

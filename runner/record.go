@@ -54,7 +54,7 @@ func configOf(p plan.Plan) record.RunConfig {
 		c.Drivers = append(c.Drivers, record.DriverSpec{Name: m.Name, Library: m.Library, Language: m.Language,
 			Command: m.Command, Requires: m.Requires, Summary: m.Summary})
 	}
-	c.DriverProcs = p.DriverProcs
+	c.DriverProcs, c.InterruptRelease = p.DriverProcs, p.InterruptRelease
 	return c
 }
 

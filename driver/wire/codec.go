@@ -76,6 +76,9 @@ func appendFast(dst []byte, m *Message) (out []byte, ok bool) {
 			}
 		}
 	}
+	if m.Interrupt {
+		b = append(b, `,"interrupt":true`...)
+	}
 	if m.TTLMs != 0 {
 		if b, ok = appendFloat(append(b, `,"ttl_ms":`...), m.TTLMs); !ok {
 			return dst, false
@@ -393,6 +396,10 @@ func (d *decoder) field(m *Message, key []byte) bool {
 	case "definite":
 		v, ok := d.boolean()
 		m.Definite = &v
+		return ok
+	case "interrupt":
+		v, ok := d.boolean()
+		m.Interrupt = v
 		return ok
 	default:
 		return false // unknown, or redis, lock, capabilities: encoding/json's

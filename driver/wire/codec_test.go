@@ -90,6 +90,7 @@ func TestEncodeAsEncodingJSON(t *testing.T) {
 		{Type: "x", TTLMs: math.Copysign(0, -1)}, {Type: "x", TTLMs: 1e-6}, {Type: "x", TTLMs: 9.99999e-7}, {Type: "x", TTLMs: 1e21},
 		{Type: "x", TTLMs: 999999999999999999999}, {Type: "x", TTLMs: -1e-7}, {Type: "x", TookUs: 0.1 + 0.2}, {Type: "x", TookUs: -412.25},
 		{Type: "a\x7fb"}, {Type: "a\x00"}, {Type: "<>&"}, {Type: "\u2028"}, {Type: "\xff"}, {Key: "k", Token: `"`},
+		{Type: wire.TypeRelease, Key: "k", Token: "t", Interrupt: true, TTLMs: 1}, {Type: wire.TypeClockOK, NowMs: 1765075200123.4},
 		{Type: wire.TypeInit, Lock: &wire.LockOptions{}}, {Type: wire.TypeInitOK, Capabilities: &wire.Capabilities{}},
 		{Type: wire.TypeInit, Redis: &wire.Redis{Addrs: []string{"a"}}},
 	} {

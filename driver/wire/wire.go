@@ -85,9 +85,12 @@ type Message struct {
 	Capabilities *Capabilities `json:"capabilities,omitempty"`
 
 	// acquire, release, extend
-	Key   string  `json:"key,omitempty"`
-	Token string  `json:"token,omitempty"` // also acquire_ok, lease_lost, renewed
-	TTLMs float64 `json:"ttl_ms,omitempty"`
+	Key   string `json:"key,omitempty"`
+	Token string `json:"token,omitempty"` // also acquire_ok, lease_lost, renewed
+	// Interrupt, in a release, asks the driver to release on a thread
+	// interrupted just before the library's call (capabilities.interrupt).
+	Interrupt bool    `json:"interrupt,omitempty"`
+	TTLMs     float64 `json:"ttl_ms,omitempty"`
 
 	// acquire_ok, extend_ok, renewed (validity); release_ok, not_acquired (took)
 	Fence      uint64  `json:"fence,omitempty"`
@@ -182,11 +185,14 @@ const RetryLibrary = "library"
 
 // Capabilities are what a driver's library can do: init_ok's.
 type Capabilities struct {
-	Extend    bool     `json:"extend"`
-	Renewal   bool     `json:"renewal"`
-	Fencing   bool     `json:"fencing"`
-	Semaphore bool     `json:"semaphore"`
-	Blocking  bool     `json:"blocking"`
+	Extend    bool `json:"extend"`
+	Renewal   bool `json:"renewal"`
+	Fencing   bool `json:"fencing"`
+	Semaphore bool `json:"semaphore"`
+	Blocking  bool `json:"blocking"`
+	// Interrupt: the driver honours a release's interrupt (a JVM's
+	// Thread.interrupt on the releasing thread). Optional.
+	Interrupt bool     `json:"interrupt,omitempty"`
 	Modes     []string `json:"modes"`
 }
 
