@@ -219,7 +219,7 @@ func capabilities(info driver.Info) string {
 	for _, f := range []struct {
 		on   bool
 		name string
-	}{{c.Extend, "extend"}, {c.Renewal, "renewal"}, {c.Fencing, "fencing"}, {c.Semaphore, "semaphore"}, {c.Blocking, "blocking"}} {
+	}{{c.Extend, "extend"}, {c.Renewal, "renewal"}, {c.Fencing, "fencing"}, {c.Semaphore, "semaphore"}, {c.Blocking, "blocking"}, {c.Interrupt, "interrupt"}} {
 		if f.on {
 			on = append(on, f.name)
 		}

@@ -35,7 +35,7 @@ func TestLibraryDriversPass(t *testing.T) {
 		"redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore", "redisson-observed",
 		"shedlock", "shedlock-safe", "redlock-universal", "redlock-universal-using",
 		"redis-semaphore", "redis-semaphore-semaphore", "redis-semaphore-redlock",
-		"spring-redis-lock", "spring-redis-lock-pubsub", "spring-redis-lock-renew", "spring-redis-lock-pubsub-renew", "rslock", "rslock-using"}
+		"spring-redis-lock", "spring-redis-lock-pubsub", "spring-redis-lock-renew", "spring-redis-lock-pubsub-renew", "spring-redis-lock-shared", "rslock", "rslock-using"}
 	// The drivers' suites in goroutines rather than parallel subtests, a
 	// few at a time: a suite mostly waits (its acquire timeouts), and go
 	// test runs no more parallel subtests than GOMAXPROCS, 2 here; all of

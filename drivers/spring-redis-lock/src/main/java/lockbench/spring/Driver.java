@@ -32,11 +32,20 @@ import java.util.concurrent.locks.Lock;
  * ReentrantLock, not by Redis, and one owner in Redis). Exclusion between any
  * two clients rests on Redis alone, as between two JVMs.
  * All registries share the process's one LettuceConnectionFactory.
+ *
+ * The shared form (spring-redis-lock-shared) is the other way a service uses
+ * the library: ONE registry per process, its clients sibling threads of it
+ * (a service's request threads). Siblings are excluded by the registry's
+ * local ReentrantLock of the key and are one owner (one client id) to Redis;
+ * clients of two processes are excluded by Redis.
  */
 final class Driver {
     final Settings s;
     final boolean pubsub;
     final boolean renew;
+    /** spring-redis-lock-shared: one registry for every client of the process. */
+    final boolean shared;
+    private RedisLockRegistry sharedRegistry;
     /** expireAfter, ms: the TTL, or the library's 60 s when init gives none. */
     final long ttlMs;
     /** idleBetweenTries of the spin forms, ms; -1: the library's (100 ms). */
@@ -60,10 +69,11 @@ final class Driver {
 
     static final long LIBRARY_TTL_MS = 60_000;
 
-    Driver(Settings s, boolean pubsub, boolean renew, LettuceConnectionFactory factory) {
+    Driver(Settings s, boolean pubsub, boolean renew, boolean shared, LettuceConnectionFactory factory) {
         this.s = s;
         this.pubsub = pubsub;
         this.renew = renew;
+        this.shared = shared;
         this.ttlMs = s.ttlMs > 0 ? s.ttlMs : LIBRARY_TTL_MS;
         this.factory = factory;
         this.own = new StringRedisTemplate(factory);
@@ -85,7 +95,7 @@ final class Driver {
         }
     }
 
-    /** One lockbench client: its registry and its thread. */
+    /** One lockbench client: its registry (the process's one in the shared form) and its thread. */
     final class Client {
         final int index;
         final ExecutorService thread;
@@ -105,10 +115,18 @@ final class Driver {
 
         RedisLockRegistry registry() {
             if (registry == null) {
-                registry = newRegistry(renewals);
+                registry = shared ? sharedRegistry() : newRegistry(renewals);
             }
             return registry;
         }
+    }
+
+    /** The shared form's one registry, made by the first client that asks. */
+    synchronized RedisLockRegistry sharedRegistry() {
+        if (sharedRegistry == null) {
+            sharedRegistry = newRegistry(null);
+        }
+        return sharedRegistry;
     }
 
     /** A registry as every client's is made: expireAfter, the lock type, the poll, the renewal scheduler. */
@@ -150,6 +168,8 @@ final class Driver {
         c.put("fencing", false);
         c.put("semaphore", false);
         c.put("blocking", true);
+        // a release's "interrupt": Thread.interrupt() on the releasing thread
+        c.put("interrupt", true);
         c.putArray("modes").add("single").add("sentinel").add("cluster");
         return c;
     }
@@ -240,7 +260,7 @@ final class Driver {
         c.thread.execute(() -> {
             long t0 = System.nanoTime();
             try {
-                lease.lock.unlock();
+                unlock(lease.lock, req.interrupt);
             } catch (ConcurrentModificationException e) {
                 // "Lock was released in the store due to expiration": the
                 // compare-and-delete found another value or none; nothing deleted
@@ -260,6 +280,26 @@ final class Driver {
             m.put("took_us", (System.nanoTime() - t0) / 1000);
             Out.send(m);
         });
+    }
+
+    /**
+     * The library's unlock, on a thread interrupted just before it when the
+     * release asks (a task cancelled or a service shutting down while it holds
+     * the lock: unlock sees Thread.isInterrupted()). The flag is cleared
+     * afterwards, whatever unlock did (7.0.5 and later set it again after
+     * their wait), so that the client's thread serves on.
+     */
+    static void unlock(Lock l, boolean interrupted) {
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            l.unlock();
+        } finally {
+            if (interrupted) {
+                Thread.interrupted();
+            }
+        }
     }
 
     void extend(Req req) {

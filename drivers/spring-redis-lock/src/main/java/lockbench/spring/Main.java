@@ -13,16 +13,19 @@ import java.util.List;
 
 /**
  * lockbench's lock driver for Spring Integration's RedisLockRegistry
- * (protocol 1, docs/drivers.md): one JVM, every client a registry and a
- * thread of its own (Driver). The main thread only reads stdin and hands each
+ * (protocol 1, docs/drivers.md): one JVM, every client a thread of its own,
+ * and a registry of its own, or in spring-redis-lock-shared one registry for
+ * all (Driver). The main thread only reads stdin and hands each
  * request to its client's thread; replies are written from there. The library
  * comes from the classpath, at whatever version it holds (init_ok says which):
  *
- * <pre>java -cp 'target/spring-redis-lock-driver.jar:target/lib/*' lockbench.spring.Main --form spring-redis-lock|spring-redis-lock-pubsub|spring-redis-lock-renew|spring-redis-lock-pubsub-renew</pre>
+ * <pre>java -cp 'target/spring-redis-lock-driver.jar:target/lib/*' lockbench.spring.Main --form spring-redis-lock|spring-redis-lock-pubsub|spring-redis-lock-renew|spring-redis-lock-pubsub-renew|spring-redis-lock-shared</pre>
  */
 public final class Main {
+    /** The form whose clients are sibling threads of one registry (Driver). */
+    static final String SHARED = "spring-redis-lock-shared";
     static final List<String> FORMS = List.of("spring-redis-lock", "spring-redis-lock-pubsub", "spring-redis-lock-renew",
-            "spring-redis-lock-pubsub-renew");
+            "spring-redis-lock-pubsub-renew", SHARED);
 
     private final String formName;
     private Driver form;
@@ -44,6 +47,10 @@ public final class Main {
         }
         Out.init();
         oneLineLogs();
+        // a task of the library's that threw on a thread of its own (7.0.4's
+        // interrupted unlock runs its delete on the registry's executor, whose
+        // ConcurrentModificationException no caller sees): one line on stderr
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> Out.log("uncaught in thread " + t.getName() + ": " + Driver.text(e)));
         StorePath.watch();
         new Main(f).serve();
     }
@@ -145,7 +152,8 @@ public final class Main {
             Out.malformed("key \"" + key + "\" does not start with the prefix \"" + form.s.prefix + "\"", id, client);
             return;
         }
-        Req r = new Req(id, client, type, key, req.path("token").asText(null), req.path("ttl_ms").asDouble(0));
+        Req r = new Req(id, client, type, key, req.path("token").asText(null), req.path("ttl_ms").asDouble(0),
+                req.path("interrupt").asBoolean(false));
         try {
             switch (type) {
                 case "acquire":
@@ -173,6 +181,9 @@ public final class Main {
         }
         if (type.equals("extend") && !req.path("ttl_ms").isNumber()) {
             bad.append(bad.length() > 0 ? ", " : "").append("ttl_ms");
+        }
+        if (req.has("interrupt") && !req.get("interrupt").isBoolean()) {
+            bad.append(bad.length() > 0 ? ", " : "").append("interrupt");
         }
         return bad.length() == 0 ? null : bad.toString();
     }
@@ -218,21 +229,28 @@ public final class Main {
     private static Driver make(String name, Settings s) throws Exception {
         boolean pubsub = name.contains("-pubsub");
         boolean renew = name.endsWith("-renew");
+        boolean shared = name.equals(SHARED);
         if (s.limit > 1) {
             throw Unsupported.unsupported("RedisLockRegistry is a mutex: limit " + s.limit + " (a semaphore) is not supported");
         }
         if (s.renew && !renew) {
-            throw Unsupported.unsupported(name + " does not renew (no renewal TaskScheduler); the renewing form is " + name + "-renew");
+            throw Unsupported.unsupported(name + " does not renew (no renewal TaskScheduler); the renewing form is "
+                    + (shared ? "spring-redis-lock-renew (a registry per client)" : name + "-renew"));
         }
         String version = libraryVersion();
         if (renew && !Driver.has("setRenewalTaskScheduler", TaskScheduler.class)) {
             throw Unsupported.unsupported("spring-integration-redis " + version + " has no RedisLockRegistry.setRenewalTaskScheduler (it came in 6.4): no renewal");
         }
         LettuceConnectionFactory f = Connect.factory(s);
-        Driver d = new Driver(s, pubsub, renew, f);
+        Driver d = new Driver(s, pubsub, renew, shared, f);
         // a key of this process's own (the processes of a cell start at once)
         RedisLockRegistry warm = d.warmUp(s.prefix + "spring-warmup-" + java.util.UUID.randomUUID());
         d.note = StorePath.note(version, d.redisVersion(), pubsub, warm);
+        if (shared) {
+            d.note = d.note.replace("each client's registry makes", "the process's registry makes")
+                    + "; one RedisLockRegistry for the " + s.clients + " client(s) of this process, a thread each: its local ReentrantLock"
+                    + " excludes them (one client id to Redis), Redis excludes other processes";
+        }
         if (!pubsub && d.idleMs >= 0 && !Driver.CAN_SET_IDLE) {
             d.note += "; retry " + s.retryKind + " not mapped: " + version + " has no setIdleBetweenTries (it came in 6.4), the spin lock polls every 100 ms";
         }

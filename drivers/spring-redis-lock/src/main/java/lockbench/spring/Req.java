@@ -8,13 +8,16 @@ final class Req {
     final String key;
     final String token;
     final double ttlMs;
+    /** A release's "interrupt": release on a thread interrupted just before the library's unlock. */
+    final boolean interrupt;
 
-    Req(long id, int client, String type, String key, String token, double ttlMs) {
+    Req(long id, int client, String type, String key, String token, double ttlMs, boolean interrupt) {
         this.id = id;
         this.client = client;
         this.type = type;
         this.key = key;
         this.token = token;
         this.ttlMs = ttlMs;
+        this.interrupt = interrupt;
     }
 }
