@@ -193,7 +193,7 @@ test-short: redis valkey chromium clockshim drivers
 # section "Redis and Valkey" comes from lockbench findings --servers redis,valkey
 # (8.5 minutes) and the last one is written by hand.
 findings: build redis drivers
-	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using,drv:redis-py-8,drv:python-redis-lock,drv:python-redis-lock-renew,drv:pottery-redlock,drv:redisson,drv:redisson-unsynced,drv:redisson-lease,drv:redisson-fenced,drv:redisson-semaphore
+	./$(BIN) findings --out docs/findings.md --variants drv:redis-py,drv:node-redlock,drv:sesame-redlock,drv:sesame-redlock-using,drv:redis-py-8,drv:python-redis-lock,drv:python-redis-lock-renew,drv:pottery-redlock,drv:redisson,drv:redisson-unsynced,drv:redisson-lease,drv:redisson-fenced,drv:redisson-semaphore,drv:shedlock,drv:shedlock-safe,drv:spring-redis-lock,drv:spring-redis-lock-pubsub,drv:spring-redis-lock-renew,drv:spring-redis-lock-pubsub-renew,drv:redis-semaphore,drv:redis-semaphore-semaphore,drv:redis-semaphore-redlock,drv:redlock-universal,drv:redlock-universal-using,drv:rslock,drv:rslock-using
 
 # Runs the regression suite and compares it with the baseline: exit status 1
 # on a significant regression beyond REGRESS_FAIL_ON, 2 on bad input.
