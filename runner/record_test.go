@@ -63,7 +63,7 @@ func fullPlan(t *testing.T) plan.Plan {
 		Faults: []faults.Fault{fault, latency, clock, split}, ClientGroups: []string{"a", "b"}, Scenario: "ticket-sale", Repeat: 2, Fence: plan.FenceReject, WaitStrict: true, AllowDestructive: true,
 		Drivers: []driver.Manifest{{Name: "go-lua", Library: "lockbench lua-release", Language: "go", Command: []string{"./go-lua"},
 			Requires: "make drivers", Summary: "the reference driver", Dir: "/drivers/go-lua"}},
-		DriverProcs: 4,
+		DriverProcs: 4, InterruptRelease: true,
 	}
 }
 

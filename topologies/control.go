@@ -149,7 +149,7 @@ func (l *Local) promote(ctx context.Context, n *localNode) error {
 	case l.masterName != "":
 		err = l.sentinelFailover(ctx, n)
 	case l.mode == ModeCluster:
-		err = l.clusterFailover(ctx, a, oldMaster)
+		err = l.clusterFailover(ctx, n, a, oldMaster)
 	default:
 		if err = a.exec(ctx, "REPLICAOF", "NO", "ONE"); err == nil {
 			err = a.exec(ctx, "CONFIG", "REWRITE")
@@ -190,8 +190,9 @@ func (l *Local) promote(ctx context.Context, n *localNode) error {
 // master is not known as such at once, and the master ignores its request)
 // and again while the replica has not become master: a manual failover
 // that fails times out after 5 s without a word. With the master paused or
-// killed it sends CLUSTER FAILOVER FORCE.
-func (l *Local) clusterFailover(ctx context.Context, a *NodeConn, masterAddr string) error {
+// killed it sends CLUSTER FAILOVER FORCE. A failover that never completes
+// is said with what the replica's log last said of it.
+func (l *Local) clusterFailover(ctx context.Context, replica *localNode, a *NodeConn, masterAddr string) error {
 	args := []string{"CLUSTER", "FAILOVER"}
 	if master := l.nodeAt(masterAddr); master == nil || !master.proc.usable() {
 		args = append(args, "FORCE")
@@ -225,7 +226,7 @@ func (l *Local) clusterFailover(ctx context.Context, a *NodeConn, masterAddr str
 			return err
 		}
 	}
-	return waitFor(ctx, promoteTimeout, "a manual failover", func(ctx context.Context) error {
+	err := waitFor(ctx, promoteTimeout, "a manual failover", func(ctx context.Context) error {
 		if role, _, err := a.role(ctx); err == nil && role == "master" {
 			return nil // an earlier attempt succeeded late
 		}
@@ -234,6 +235,17 @@ func (l *Local) clusterFailover(ctx context.Context, a *NodeConn, masterAddr str
 		}
 		return a.waitRole(ctx, 6*time.Second, "master")
 	})
+	if err != nil {
+		if said := replica.proc.lastLine("failover", "Failover", "election"); said != "" {
+			err = fmt.Errorf("%w; %s's log last said: %s", err, replica.Name, said)
+		}
+		for _, m := range l.byRole(RoleMaster) {
+			if said := m.proc.lastLine("Failover auth denied"); said != "" {
+				err = fmt.Errorf("%w; %s's: %s", err, m.Name, said)
+			}
+		}
+	}
+	return err
 }
 
 // sentinelFailover has the first usable sentinel fail its master over to

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -107,4 +108,23 @@ func (l *nodeLog) Close() error {
 	err := l.file.Close()
 	l.file = nil
 	return err
+}
+
+// lastLine returns the last line of the node's current log that contains
+// any of words, or "" when none does (or the log cannot be read): what a
+// server said about an operation that did not complete.
+func (n *node) lastLine(words ...string) string {
+	b, err := os.ReadFile(n.logFile)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		for _, w := range words {
+			if strings.Contains(lines[i], w) {
+				return strings.TrimSpace(lines[i])
+			}
+		}
+	}
+	return ""
 }
