@@ -189,14 +189,18 @@ func (a *NodeConn) sentinelList(ctx context.Context, what, name string) ([]map[s
 func waitFor(ctx context.Context, timeout time.Duration, what string, check func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	var last error // the last check's error that the deadline did not cut short
 	for {
 		err := check(ctx)
 		if err == nil {
 			return nil
 		}
+		if last == nil || ctx.Err() == nil {
+			last = err
+		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s: %w (last: %w)", what, ctx.Err(), err)
+			return fmt.Errorf("waiting for %s: %w (last: %w)", what, ctx.Err(), last)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
