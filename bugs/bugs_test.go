@@ -66,14 +66,7 @@ func TestEntries(t *testing.T) {
 	if len(entries) == 0 {
 		t.Fatal("no entries")
 	}
-	root, err := drivertest.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	known, err := driver.Load(filepath.Join(root, "drivers"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	known := drivertest.Repository(t)
 	for _, e := range entries {
 		m, err := driver.Find(known, e.Driver)
 		if err != nil || m.Package == nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -29,14 +28,7 @@ func TestDriverClocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer redis.Close()
-	root, err := drivertest.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	known, err := driver.Load(filepath.Join(root, "drivers"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	known := drivertest.Repository(t)
 	golua, err := driver.Load(drivertest.DriversDir(t)) // built from this source
 	if err != nil {
 		t.Fatal(err)

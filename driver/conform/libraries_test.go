@@ -3,7 +3,6 @@ package conform_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -29,14 +28,7 @@ const (
 // is never skipped in silence.
 func TestLibraryDriversPass(t *testing.T) {
 	t.Parallel() // each driver on a redis-server of its own; checks of outcomes
-	root, err := drivertest.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	known, err := driver.Load(filepath.Join(root, "drivers"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	known := drivertest.Repository(t)
 	names := []string{"redis-py", "node-redlock", "sesame-redlock", "sesame-redlock-using",
 		"redis-py-8", "python-redis-lock", "python-redis-lock-renew", "pottery-redlock",
 		"redisson", "redisson-unsynced", "redisson-lease", "redisson-fenced", "redisson-semaphore", "redisson-observed",

@@ -133,3 +133,18 @@ func Bad(tb testing.TB, mode string, args ...string) driver.Manifest {
 	bin := Build(tb, BadDriverPackage)
 	return driver.Manifest{Name: "bad-" + mode, Language: "go", Command: append([]string{bin, mode}, args...), Dir: tb.TempDir()}
 }
+
+// Repository is the manifests of the repository's own drivers/ folder, the
+// drivers make drivers installs.
+func Repository(tb testing.TB) []driver.Manifest {
+	tb.Helper()
+	root, err := ModuleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	known, err := driver.Load(filepath.Join(root, "drivers"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return known
+}
