@@ -42,6 +42,10 @@ type Manifest struct {
 	// Redlock's): a run without --ttl tells the driver lockbench's own
 	// default, variants.DefaultTTL, rather than 0 (LeaseTTL).
 	NoDefaultTTL bool `json:"no_default_ttl,omitempty"`
+	// Bare, when set, names the driver's bare loop (calibrate --driver):
+	// the same command with one argument swapped, so that it runs in the
+	// same environment at every version (BareCommand).
+	Bare *BareProgram `json:"bare,omitempty"`
 	// Package is the registry package of the driver's library, which
 	// drv:NAME@VERSION installs at any version (package driver/install);
 	// nil for a driver whose library comes from elsewhere.
@@ -138,6 +142,9 @@ func readManifest(path string) ([]Manifest, error) {
 			return nil, inputerr.Errorf(ErrBadDriver, "driver manifest %s: %w", path, err)
 		}
 		ms[i].Dir, ms[i].From, ms[i].rawCommand = dir, path, ms[i].Command
+		if err := ms[i].Bare.check(ms[i]); err != nil {
+			return nil, inputerr.Errorf(ErrBadDriver, "driver manifest %s: %s: %w", path, ms[i].Name, err)
+		}
 		if ms[i].Package != nil {
 			if err := ms[i].Package.check(); err != nil {
 				return nil, inputerr.Errorf(ErrBadDriver, "driver manifest %s: %s: %w", path, ms[i].Name, err)

@@ -118,17 +118,7 @@ func (p *Process) spawn(prog string) error {
 		return fmt.Errorf("driver %s: %w", p.m.Name, err)
 	}
 	cmd := exec.Command(prog, p.m.Command[1:]...)
-	cmd.Dir = p.m.Dir
-	cmd.Env = append(os.Environ(), DriverEnv+"="+p.m.Name)
-	if p.m.EnvDir != "" {
-		cmd.Env = append(cmd.Env, LibEnv+"="+p.m.EnvDir)
-	}
-	if p.cfg.Password != "" {
-		cmd.Env = append(cmd.Env, wire.PasswordEnv+"="+p.cfg.Password)
-	}
-	if p.cfg.Clock != nil {
-		cmd.Env = p.cfg.Clock.Environ(cmd.Env)
-	}
+	cmd.Dir, cmd.Env = p.m.Dir, p.m.environ(p.cfg)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = childIn, childOut, childErr
 	// Its own group, which Signal and Close signal whole; the kernel kills
 	// it when lockbench dies, however it dies.
@@ -150,6 +140,23 @@ func (p *Process) spawn(prog string) error {
 	go p.writeLoop()
 	go p.sweep()
 	return nil
+}
+
+// environ is the environment of m's process started with cfg: lockbench's
+// own, the driver's name (DriverEnv), its library environment (LibEnv),
+// the password, and the clock shim's preload under a clock offset.
+func (m Manifest) environ(cfg Config) []string {
+	env := append(os.Environ(), DriverEnv+"="+m.Name)
+	if m.EnvDir != "" {
+		env = append(env, LibEnv+"="+m.EnvDir)
+	}
+	if cfg.Password != "" {
+		env = append(env, wire.PasswordEnv+"="+cfg.Password)
+	}
+	if cfg.Clock != nil {
+		env = cfg.Clock.Environ(env)
+	}
+	return env
 }
 
 func closeAll(files []*os.File) {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // available reports whether this system has a /proc to read.
@@ -95,6 +96,26 @@ func Start(pid int) (start string, running bool) {
 		return "", false
 	}
 	return f[19], true
+}
+
+// userHZ is the unit of /proc/PID/stat's CPU times: USER_HZ, 100 on every
+// Linux architecture lockbench runs on (sysconf(_SC_CLK_TCK)).
+const userHZ = 100
+
+// CPU is the user and system CPU time process pid has used, all its
+// threads, from /proc/PID/stat (in steps of 10 ms); false when the process
+// is gone or there is no /proc.
+func CPU(pid int) (time.Duration, bool) {
+	f, ok := statFields(pid)
+	if !ok || len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * time.Second / userHZ, true
 }
 
 // Cmdline is the command line of process pid, arguments joined by spaces

@@ -42,6 +42,11 @@ type Cell struct {
 	ElapsedS       float64 `json:"elapsed_s"`
 	Acquisitions   int64   `json:"acquisitions"`
 	ThroughputPerS float64 `json:"throughput_per_s"`
+	// ClientCPUSeconds is the user and system CPU lockbench's own process
+	// used in the measured phase: its clients, the workload, the oracle
+	// and the recorders (a driver's processes are Driver.CPUSeconds). 0
+	// where unknown.
+	ClientCPUSeconds float64 `json:"client_cpu_seconds,omitempty"`
 
 	// AcquireLatencyUS counts from each acquisition's intended start: in an
 	// open loop it includes the time an arrival waited for a free client
@@ -250,6 +255,11 @@ type Driver struct {
 	// around the request, it shows what the protocol's pipe costs. Absent
 	// when the driver reports no times.
 	LibraryAcquireUS measure.Latency `json:"library_acquire_us,omitzero"`
+	// CPUSeconds is the user and system CPU the cell's driver processes
+	// used in the measured phase, all their threads (/proc, in 10 ms
+	// steps): beside ClientCPUSeconds, what the client side of each
+	// acquisition costs. 0 where unknown.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 	// Unanswered are the processes that left requests of the cell's
 	// clients unanswered: sent, and no reply read by the time lockbench
 	// closed them at the cell's end (a driver that stopped answering; or

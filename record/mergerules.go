@@ -48,7 +48,8 @@ const (
 //
 // Kept deliberately: LatenessUS, whose histogram the record does not
 // keep (the first's quantiles stand); Driver, the same in both but for
-// its library's acquire times, whose histogram is not kept either; Error (a cell that failed in one
+// its library's acquire times, whose histogram is not kept either, and
+// its processes' CPU (the first's); Error (a cell that failed in one
 // record stays failed); Server.Nodes (the nodes of the first; the
 // records ran against the same servers).
 var cellMergeRules = map[string]mergeRule{
@@ -64,7 +65,7 @@ var cellMergeRules = map[string]mergeRule{
 	"Interrupted":    either,
 	"Error":          kept,
 
-	"ElapsedS": largest, "Acquisitions": summed, "ThroughputPerS": summed,
+	"ElapsedS": largest, "Acquisitions": summed, "ThroughputPerS": summed, "ClientCPUSeconds": summed,
 	// From the merged histograms.
 	"AcquireLatencyUS": custom, "AcquireLatencyRawUS": custom, "ReleaseLatencyUS": custom,
 	"HoldTimeUS": custom, "HandoffLatencyUS": custom, "Histograms": custom,

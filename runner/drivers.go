@@ -15,6 +15,7 @@ import (
 	"github.com/lockbench/lockbench/driver"
 	"github.com/lockbench/lockbench/metrics"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/procfs"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -33,6 +34,9 @@ type driverCell struct {
 	// measuring is set when the measured phase begins: the library's
 	// times count from then.
 	measuring atomic.Bool
+	// cpu is the processes' CPU at the measured phase's start, then
+	// (endMeasure) what they used in it.
+	cpu time.Duration
 	// renewals are what the renewed notices told (a renewing driver's).
 	renewals renewals
 	// failure is the first failure of a process lockbench did not kill
@@ -169,6 +173,31 @@ func (dc *driverCell) newLock(env workloads.ClientEnv) (variants.Lock, error) {
 		pl.renewals = &dc.renewals
 	}
 	return pl, nil
+}
+
+// beginMeasure marks the measured phase's start: the library's times
+// count from now, and the processes' CPU.
+func (dc *driverCell) beginMeasure() {
+	dc.cpu = dc.processCPU()
+	dc.measuring.Store(true)
+}
+
+// endMeasure marks the measured phase's end: dc.cpu becomes what the
+// processes used in it.
+func (dc *driverCell) endMeasure() {
+	if dc.measuring.Load() {
+		dc.cpu = dc.processCPU() - dc.cpu
+	}
+}
+
+// processCPU is the CPU the cell's processes have used so far.
+func (dc *driverCell) processCPU() time.Duration {
+	var sum time.Duration
+	for _, proc := range dc.procs {
+		cpu, _ := procfs.CPU(proc.p.PID())
+		sum += cpu
+	}
+	return sum
 }
 
 // acquired keeps the library's time of an acquisition of the measured
@@ -314,7 +343,7 @@ func (dc *driverCell) record() *record.Driver {
 		}
 	}
 	return &record.Driver{Name: dc.m.Name, Command: dc.m.Command, Library: info.Library, Version: info.Version,
-		Language: info.Language, Procs: len(dc.procs), TTL: dc.renewals.ttl, LibraryAcquireUS: metrics.Quantiles(took), Unanswered: unanswered}
+		Language: info.Language, Procs: len(dc.procs), TTL: dc.renewals.ttl, LibraryAcquireUS: metrics.Quantiles(took), CPUSeconds: dc.cpu.Seconds(), Unanswered: unanswered}
 }
 
 // settings says, for the record, when the driver was told lockbench's

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/lockbench/lockbench/driver/drivertest"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/render"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/runner/runnertest"
@@ -55,6 +57,19 @@ func TestDriverIsAVariant(t *testing.T) {
 			// apart from lockbench's, which adds the pipe.
 			if d.LibraryAcquireUS.P50 <= 0 || d.LibraryAcquireUS.Max <= 0 {
 				t.Errorf("the library's acquire times: %+v", d.LibraryAcquireUS)
+			}
+			// The client side's CPU over the measured phase: lockbench's
+			// own (getrusage, exact) in both cells, the driver process's
+			// (/proc, 10 ms steps) in the driver's: an acquisition costs
+			// go-lua at least two requests' decoding and two commands, well
+			// over 10 µs, so 5000 of them show.
+			for _, c := range []record.Cell{lua, drv} {
+				if c.ClientCPUSeconds <= 0 || c.ClientCPUSeconds > c.ElapsedS*float64(runtime.NumCPU())+0.05 {
+					t.Errorf("%s: lockbench's CPU %.3f s over %.2f s measured", c.Variant, c.ClientCPUSeconds, c.ElapsedS)
+				}
+			}
+			if d.CPUSeconds > drv.ElapsedS*float64(runtime.NumCPU())+0.05 || d.CPUSeconds <= 0 && drv.Acquisitions >= 5000 {
+				t.Errorf("the driver's CPU %.3f s over %.2f s measured, %d acquisitions", d.CPUSeconds, drv.ElapsedS, drv.Acquisitions)
 			}
 			// go-lua reports validity_ms: the margins come from it.
 			if drv.Margins == nil || drv.Margins.Holds == 0 {

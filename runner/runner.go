@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
@@ -388,17 +389,22 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 		schedule  *faults.Running // set when the measured phase began
 		atMeasure int64
 		measureAt time.Time
+		cpuAt     time.Duration // lockbench's CPU when the measured phase began
 	)
 	out, err := workloads.Run(runCtx, spec, newLock, oracle, func() {
-		atMeasure = counted.Commands()
+		atMeasure, cpuAt = counted.Commands(), selfCPU()
 		if drivers != nil {
-			drivers.measuring.Store(true)
+			drivers.beginMeasure()
 		}
 		stats.begin(ctx)
 		measureAt = time.Now()
 		schedule = faults.Start(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: control(p, topo), Net: s.net, Start: measureAt,
 			BeforeNode: stats.BeforeNode, Promoted: spec.Follow.Mark, Arrived: spec.Follow.Arrived})
 	})
+	clientCPU := selfCPU() - cpuAt
+	if drivers != nil {
+		drivers.endMeasure()
+	}
 	stopFaults()
 	// The schedule restores what it paused or cut before it returns: the
 	// next cell and the cleanup must find every node answering.
@@ -422,6 +428,9 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 		return base, out.History
 	}
 	cell.Variant, cell.Client, cell.Clients, cell.Keys, cell.Limit = base.Variant, base.Client, base.Clients, base.Keys, base.Limit
+	if !measureAt.IsZero() {
+		cell.ClientCPUSeconds = clientCPU.Seconds()
+	}
 	cell.Fencing = fencing(variant)
 	cell.Settings = variants.Settings(variant, variants.Config{Conn: counted, Prefix: prefix, TTL: p.TTL,
 		Retry: p.Retry, AcquireTimeout: p.AcquireTimeout})
@@ -467,4 +476,11 @@ func DeleteKeys(ctx context.Context, conn variants.Conn, prefix string) (int64, 
 		return nil
 	})
 	return deleted, err
+}
+
+// selfCPU is the user and system CPU lockbench's process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail with RUSAGE_SELF
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

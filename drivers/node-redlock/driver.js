@@ -170,28 +170,49 @@ async function extend(req) {
   P.reply(req, 'extend_ok', { validity_ms: now.expiration - Date.now() });
 }
 
-P.serve({
-  name: NAME,
-  async init(req) {
-    if (!api) throw new P.ProtoError('unsupported', `redlock ${LIB_VERSION}: neither the 4.x API (module.exports = Redlock, Redlock.LockError) nor the 5.x one (exports.default, ExecutionError)`);
-    cfg = P.parseInit(req, { modes: MODES });
-    if (cfg.renew) {
-      const text = api.generation === 4
-        ? 'node-redlock 4.x has no automatic extension; renew:true is not supported (sesame-redlock-using has one)'
-        : `node-redlock ${LIB_VERSION}: this driver does not drive using(), 5.x's automatic extension; renew:true is not supported (sesame-redlock-using drives the fork's)`;
-      throw new P.ProtoError('unsupported', text);
-    }
-    servers = await P.connect(Redis, cfg, NAME);
-    return {
-      cfg,
-      reply: {
-        library: 'node-redlock',
-        version: LIB_VERSION,
-        language: `node ${process.versions.node} (ioredis ${IOREDIS_VERSION})`,
-        capabilities: { extend: true, renewal: false, fencing: false, semaphore: false, blocking: true, modes: MODES },
-      },
+// setup is init's work: the settings parsed, the servers connected; the
+// init_ok fields. The bare loop (bare.js) sets up through it too.
+async function setup(req) {
+  if (!api) throw new P.ProtoError('unsupported', `redlock ${LIB_VERSION}: neither the 4.x API (module.exports = Redlock, Redlock.LockError) nor the 5.x one (exports.default, ExecutionError)`);
+  cfg = P.parseInit(req, { modes: MODES });
+  if (cfg.renew) {
+    const text = api.generation === 4
+      ? 'node-redlock 4.x has no automatic extension; renew:true is not supported (sesame-redlock-using has one)'
+      : `node-redlock ${LIB_VERSION}: this driver does not drive using(), 5.x's automatic extension; renew:true is not supported (sesame-redlock-using drives the fork's)`;
+    throw new P.ProtoError('unsupported', text);
+  }
+  servers = await P.connect(Redis, cfg, NAME);
+  return {
+    cfg,
+    reply: {
+      library: 'node-redlock',
+      version: LIB_VERSION,
+      language: `node ${process.versions.node} (ioredis ${IOREDIS_VERSION})`,
+      capabilities: { extend: true, renewal: false, fencing: false, semaphore: false, blocking: true, modes: MODES },
+    },
+  };
+}
+
+// What the bare loop needs of the driver: its setup, and each client's
+// Redlock as the driver makes it with the calls the driver makes.
+module.exports = {
+  setup,
+  bareCycle(idx) {
+    const r = api.make(acquireSettings(), () => {});
+    return async (key) => {
+      const t0 = P.nowUs();
+      const lock = await api.acquire(r, key);
+      const took = P.nowUs() - t0;
+      await api.release(r, lock);
+      return took;
     };
   },
+};
+if (require.main !== module) return;
+
+P.serve({
+  name: NAME,
+  init: setup,
   handle(req) {
     switch (req.type) {
       case 'acquire':

@@ -355,3 +355,65 @@ def serve(name, init, client_class):
 
 def language():
     return "python %d.%d.%d" % sys.version_info[:3]
+
+
+def bare(name, init, cycle_of):
+    """A driver's bare loop (docs/drivers.md, "The bare loop"), calibrate
+    --driver's reference: reads init and the loop request on stdin, runs
+    one thread per client cycling acquire then release on a lock name of
+    its own through the library's calls, and writes one loop_ok line (the
+    measured phase's cycles, its time, this process's CPU in it, the
+    acquires' median). No protocol in the way.
+
+    init(req) -> (cfg, init_ok fields), the driver's own; cycle_of(cfg, idx)
+    -> cycle(key), which acquires and releases and returns the acquire's
+    seconds.
+    """
+    global NAME
+    NAME = name
+    try:
+        req = json.loads(sys.stdin.readline())
+        loop = json.loads(sys.stdin.readline())
+        cfg, info = init(req)
+        stop = threading.Event()
+        counts = [0] * loop["clients"]
+        took = [[] for _ in counts]
+        measuring = [False]
+        failed = []
+
+        def client(i):
+            cycle = cycle_of(cfg, i)
+            key = "%sc0:lock:%d" % (req["prefix"], i)
+            mine = took[i]
+            try:
+                while not stop.is_set():
+                    t = cycle(key)
+                    counts[i] += 1
+                    if measuring[0]:
+                        mine.append(t)
+            except Exception as e:
+                failed.append(e)
+                stop.set()
+
+        threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(len(counts))]
+        for t in threads:
+            t.start()
+        time.sleep(loop["warmup_ms"] / 1000.0)
+        warmup = sum(counts)
+        cpu0, t0 = time.process_time(), time.monotonic()
+        measuring[0] = True
+        time.sleep(loop["duration_ms"] / 1000.0)
+        stop.set()
+        for t in threads:
+            t.join()
+        elapsed, cpu = time.monotonic() - t0, time.process_time() - cpu0
+        if failed:
+            raise failed[0]
+        all_took = sorted(t for ts in took for t in ts)
+        send({"type": "loop_ok", "library": info["library"], "version": info["version"],
+              "cycles": sum(counts) - warmup, "warmup_cycles": warmup, "elapsed_us": elapsed * 1e6, "cpu_us": cpu * 1e6,
+              "acquire_p50_us": all_took[len(all_took) // 2] * 1e6 if all_took else 0})
+    except Exception as e:
+        code = "unsupported" if isinstance(e, Unsupported) else "crash"
+        send({"type": "error", "code": code, "definite": True, "text": err_text(e)})
+        sys.exit(1)

@@ -177,6 +177,25 @@ final class LockForm extends Form {
         });
     }
 
+    /**
+     * The bare loop's cycle (Bare): the calls acquire and release make,
+     * with no protocol: the lock taken as acquire takes it, then unlocked
+     * as release unlocks it. It completes with the acquire's nanoseconds,
+     * or fails when the lock was refused or a call failed.
+     */
+    CompletionStage<Long> cycle(int client, String key) {
+        RLock l = lock(key);
+        long tid = threadId(client);
+        long t0 = System.nanoTime();
+        return take(l, waitMs(), tid).thenCompose(fence -> again(l, tid, fence, depth - 1)).thenCompose(fence -> {
+            if (fence == null) {
+                throw new IllegalStateException("the lock was refused on a name of the client's own");
+            }
+            long took = System.nanoTime() - t0;
+            return unlock(l, tid, depth).thenApply(v -> took);
+        });
+    }
+
     @Override
     void warmUp(String key) throws Exception {
         String name = key;

@@ -1,0 +1,79 @@
+'use strict';
+// The Node side of a driver's bare loop (docs/drivers.md, "The bare loop"):
+// lockbench calibrate --driver's reference. It reads init (the driver's,
+// parsed by the driver's own code) and the loop request on stdin, runs
+// `clients` async tasks on this one event loop, each cycling acquire then
+// release on a lock name of its own through the library's calls, and writes
+// one loop_ok line: the cycles of the measured phase, its time, this
+// process's CPU in it and the acquires' median time. No protocol in the way.
+
+const readline = require('readline');
+const P = require('./protocol.js');
+
+// bare(name, setup): setup(init) -> Promise<{library, version,
+// cycle(client) -> async (key) -> the acquire's µs}>, the driver's own
+// init and calls.
+function bare(name, setup) {
+  const lines = [];
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  rl.on('line', (line) => {
+    if (!line.trim() || lines.length === 2) return;
+    lines.push(line);
+    if (lines.length === 2) run(setup, JSON.parse(lines[0]), JSON.parse(lines[1])).then(finish, (e) => fail(name, e));
+  });
+}
+
+function finish(msg) {
+  P.send(msg);
+  process.exit(0);
+}
+
+function fail(name, e) {
+  if (!(e instanceof P.ProtoError)) P.log(name, `bare loop: ${e.stack || e}`);
+  P.send({ type: 'error', code: e.code || 'crash', definite: true, text: e.message || String(e) });
+  process.exit(1);
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function run(setup, init, loop) {
+  const s = await setup(init);
+  let stop = false;
+  let measuring = false;
+  let cycles = 0;
+  const took = [];
+  const client = async (i) => {
+    const cycle = s.cycle(i);
+    const key = `${init.prefix}c0:lock:${i}`;
+    while (!stop) {
+      const us = await cycle(key);
+      cycles++;
+      if (measuring) took.push(us);
+    }
+  };
+  const tasks = [];
+  for (let i = 0; i < loop.clients; i++) tasks.push(client(i));
+  await sleep(loop.warmup_ms);
+  const warmup = cycles;
+  const cpu0 = process.cpuUsage();
+  const t0 = P.nowUs();
+  measuring = true;
+  await sleep(loop.duration_ms);
+  stop = true;
+  await Promise.all(tasks);
+  const elapsed = P.nowUs() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  took.sort((a, b) => a - b);
+  return {
+    type: 'loop_ok',
+    library: s.library,
+    version: s.version,
+    cycles: cycles - warmup,
+    warmup_cycles: warmup,
+    elapsed_us: elapsed,
+    cpu_us: cpu.user + cpu.system,
+    acquire_p50_us: took.length ? took[Math.floor(took.length / 2)] : 0,
+  };
+}
+
+module.exports = { bare };
