@@ -179,3 +179,62 @@ func sysIO(pid int) (reads, writes int64) {
 	}
 	return reads, writes
 }
+
+// requestCPUTarget is the most CPU lockbench's side of the pipe may spend
+// on one driver request (issue 43).
+const requestCPUTarget = 15 * time.Microsecond
+
+// BenchmarkRequestCPU is lockbench's own CPU per driver request, its side
+// of the pipe alone: 8 clients cycling acquire and release through one
+// driver process that answers at once and touches no Redis (baddriver
+// noexclusion), so that this process's CPU (getrusage) over the requests
+// is the encoding, the writes, the reads, the decoding and the routing of
+// replies to their clients, and the wake-ups between them. It fails while
+// the figure is over requestCPUTarget.
+//
+//	go test ./driver -run '^$' -bench RequestCPU -benchtime 100000x -count 5
+func BenchmarkRequestCPU(b *testing.B) {
+	const clients = 8
+	p, err := driver.Start(context.Background(), drivertest.Bad(b, "noexclusion"), driver.Config{
+		Redis: driver.RedisOf(topologies.Access{Mode: topologies.ModeSingle, Endpoints: []topologies.Endpoint{{Addr: "127.0.0.1:1"}}}),
+		Prefix: "lockbench:bench:", Clients: clients,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	var (
+		next  atomic.Int64
+		wg    sync.WaitGroup
+		first atomic.Value
+	)
+	b.ResetTimer()
+	cpu := cpuTime(syscall.RUSAGE_SELF)
+	for c := range clients {
+		wg.Go(func() {
+			key := fmt.Sprint("lockbench:bench:k", c)
+			for next.Add(1) <= int64(b.N) {
+				lease, err := p.Client(c).Acquire(ctx, key)
+				if err == nil {
+					_, err = lease.Release(ctx)
+				}
+				if err != nil {
+					first.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	cpu = cpuTime(syscall.RUSAGE_SELF) - cpu
+	b.StopTimer()
+	if err, ok := first.Load().(error); ok {
+		b.Fatal(err)
+	}
+	perRequest := cpu / time.Duration(2*b.N)
+	b.ReportMetric(float64(perRequest.Nanoseconds())/1000, "lockbench-cpu-µs/request")
+	if b.N >= 1000 && perRequest > requestCPUTarget { // not go test's first run of 1
+		b.Errorf("lockbench spends %v of CPU per driver request, over the target %v", perRequest, requestCPUTarget)
+	}
+}
