@@ -49,7 +49,8 @@ func TestBareCommand(t *testing.T) {
 	}
 }
 
-// The bare loops of the repository's drivers run the library on a real
+// The bare loops of the repository's drivers (the Node, Python and Java
+// harnesses) run the library on a real
 // redis-server: cycles in their measured phase, its time and CPU, the
 // acquires' median, the library named as init_ok names it; every lock
 // released (no key left under the prefix). A form without one answers
@@ -75,7 +76,15 @@ func TestBareLoopsRun(t *testing.T) {
 		}
 	}
 	load := driver.BareLoad{Clients: 4, Warmup: 300 * time.Millisecond, Duration: 700 * time.Millisecond}
-	for _, name := range []string{"redis-py", "node-redlock", "redisson", "redisson-semaphore"} {
+	// Every bare loop but the JVM's other lock forms (one JVM is enough to
+	// show the Java loop; each costs seconds of start-up).
+	names := []string{"redisson-semaphore"}
+	for _, name := range bare {
+		if m, _ := driver.Find(known, name); m.Language != "java" || name == "redisson" {
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			m, err := driver.Find(known, name)
 			if err != nil {
@@ -94,12 +103,21 @@ func TestBareLoopsRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Cycles <= 0 || r.Elapsed < load.Duration || r.CPU <= 0 || r.AcquireP50 <= 0 || r.Library != m.Library || r.Version == "" {
+			// (a Node timer may fire a fraction of a millisecond before
+			// the high-resolution clock says its time is up)
+			if r.Cycles <= 0 || r.Elapsed < load.Duration*9/10 || r.CPU <= 0 || r.AcquireP50 <= 0 || r.Library != m.Library || r.Version == "" {
 				t.Errorf("%+v", r)
 			}
-			left := 0
-			if err := variants.ScanPrefix(context.Background(), conn, prefix, func(string) error { left++; return nil }); err != nil || left > 0 {
-				t.Errorf("%d keys left under %s (%v)", left, prefix, err)
+			// python-redis-lock's release leaves its waiters' signal list
+			// behind for a second (signal_expire): not the lock
+			var left []string
+			if err := variants.ScanPrefix(context.Background(), conn, prefix, func(key string) error {
+				if !strings.Contains(key, "lock-signal:") {
+					left = append(left, key)
+				}
+				return nil
+			}); err != nil || len(left) > 0 {
+				t.Errorf("keys left under %s: %q (%v)", prefix, left, err)
 			}
 			t.Logf("%s %s: %.0f cycles/s, %.1f µs of CPU a cycle, acquire p50 %v", r.Library, r.Version, r.PerSecond(),
 				float64(r.CPU.Microseconds())/float64(r.Cycles), r.AcquireP50)

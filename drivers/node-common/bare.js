@@ -1,49 +1,60 @@
 'use strict';
-// The Node side of a driver's bare loop (docs/drivers.md, "The bare loop"):
-// lockbench calibrate --driver's reference. It reads init (the driver's,
-// parsed by the driver's own code) and the loop request on stdin, runs
-// `clients` async tasks on this one event loop, each cycling acquire then
-// release on a lock name of its own through the library's calls, and writes
-// one loop_ok line: the cycles of the measured phase, its time, this
-// process's CPU in it and the acquires' median time. No protocol in the way.
+// A Node driver's bare loop (docs/drivers.md, "The bare loop"), lockbench
+// calibrate --driver's reference, run in the driver's folder in place of
+// driver.js. It reads init (parsed and set up by the driver's own init) and
+// the loop request on stdin, runs `clients` async tasks on this one event
+// loop, each cycling acquire then release on a lock name of its own through
+// the driver's library calls (its bare(client)), and writes one loop_ok
+// line: the cycles of the measured phase, its time, this process's CPU in
+// it and the acquires' median time. No protocol in the way.
 
+const path = require('path');
 const readline = require('readline');
 const P = require('./protocol.js');
 
-// bare(name, setup): setup(init) -> Promise<{library, version,
-// cycle(client) -> async (key) -> the acquire's µs}>, the driver's own
-// init and calls.
-function bare(name, setup) {
+// The driver is ./driver.js of the working directory (lockbench runs a
+// driver in its folder), with this process's arguments (its form): its
+// P.serve hands its driver object here instead of serving.
+function main() {
+  P.bareOf.loading = true;
+  require(path.resolve('driver.js'));
+  const driver = P.bareOf.driver;
+  if (!driver || typeof driver.bare !== 'function') {
+    fail('bare', new P.ProtoError('unsupported', `${path.resolve('driver.js')} has no bare loop (its P.serve object has no bare(client))`));
+    return;
+  }
   const lines = [];
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   rl.on('line', (line) => {
     if (!line.trim() || lines.length === 2) return;
     lines.push(line);
-    if (lines.length === 2) run(setup, JSON.parse(lines[0]), JSON.parse(lines[1])).then(finish, (e) => fail(name, e));
+    if (lines.length === 2) run(driver, JSON.parse(lines[0]), JSON.parse(lines[1])).then(finish, (e) => fail(driver.name, e));
   });
 }
 
 function finish(msg) {
   P.send(msg);
+  P.flush();
   process.exit(0);
 }
 
 function fail(name, e) {
   if (!(e instanceof P.ProtoError)) P.log(name, `bare loop: ${e.stack || e}`);
   P.send({ type: 'error', code: e.code || 'crash', definite: true, text: e.message || String(e) });
+  P.flush();
   process.exit(1);
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function run(setup, init, loop) {
-  const s = await setup(init);
+async function run(driver, init, loop) {
+  const { reply } = await driver.init(init);
   let stop = false;
   let measuring = false;
   let cycles = 0;
   const took = [];
   const client = async (i) => {
-    const cycle = s.cycle(i);
+    const cycle = driver.bare(i);
     const key = `${init.prefix}c0:lock:${i}`;
     while (!stop) {
       const us = await cycle(key);
@@ -66,8 +77,8 @@ async function run(setup, init, loop) {
   took.sort((a, b) => a - b);
   return {
     type: 'loop_ok',
-    library: s.library,
-    version: s.version,
+    library: reply.library,
+    version: reply.version,
     cycles: cycles - warmup,
     warmup_cycles: warmup,
     elapsed_us: elapsed,
@@ -76,4 +87,4 @@ async function run(setup, init, loop) {
   };
 }
 
-module.exports = { bare };
+main();

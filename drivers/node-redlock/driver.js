@@ -170,8 +170,8 @@ async function extend(req) {
   P.reply(req, 'extend_ok', { validity_ms: now.expiration - Date.now() });
 }
 
-// setup is init's work: the settings parsed, the servers connected; the
-// init_ok fields. The bare loop (bare.js) sets up through it too.
+// init's work: the settings parsed, the servers connected; the init_ok
+// fields.
 async function setup(req) {
   if (!api) throw new P.ProtoError('unsupported', `redlock ${LIB_VERSION}: neither the 4.x API (module.exports = Redlock, Redlock.LockError) nor the 5.x one (exports.default, ExecutionError)`);
   cfg = P.parseInit(req, { modes: MODES });
@@ -193,11 +193,12 @@ async function setup(req) {
   };
 }
 
-// What the bare loop needs of the driver: its setup, and each client's
-// Redlock as the driver makes it with the calls the driver makes.
-module.exports = {
-  setup,
-  bareCycle(idx) {
+P.serve({
+  name: NAME,
+  init: setup,
+  // the bare loop's cycle (node-common/bare.js): each client's Redlock as
+  // the driver makes it, the driver's calls, no protocol
+  bare(idx) {
     const r = api.make(acquireSettings(), () => {});
     return async (key) => {
       const t0 = P.nowUs();
@@ -207,12 +208,6 @@ module.exports = {
       return took;
     };
   },
-};
-if (require.main !== module) return;
-
-P.serve({
-  name: NAME,
-  init: setup,
   handle(req) {
     switch (req.type) {
       case 'acquire':

@@ -165,6 +165,24 @@ class Client(P.Client):
         self.reply(req, "extend_ok", validity_ms=round((lock.auto_release_time - (t1 - t0)) * 1000.0, 3))
 
 
+def bare_cycle(cfg, idx):
+    """The bare loop's cycle (bare.py): the Redlock built as acquire builds
+    it, acquire then release, no protocol; it returns the acquire's
+    seconds."""
+    def cycle(key):
+        lock = cfg.lock_class(key=key[len(cfg.prefix):], masters=cfg.masters, raise_on_redis_errors=True,
+                              auto_release_time=cfg.release_time)
+        t0 = time.monotonic()
+        ok = lock.acquire(blocking=True, timeout=cfg.timeout) if cfg.blocking else lock.acquire(blocking=False)
+        if not ok:
+            raise RuntimeError("acquire refused %s, a name of the client's own" % key)
+        took = time.monotonic() - t0
+        lock.release()
+        return took
+
+    return cycle
+
+
 def init(req):
     cfg = Config(req)
     return cfg, {"library": "pottery", "version": importlib.metadata.version("pottery"),

@@ -213,6 +213,27 @@ class Client(P.Client):
         self.reply(req, "extend_ok", validity_ms=round(expire * 1000.0 - (time.monotonic() - t0) * 1000.0, 3))
 
 
+def bare_cycle(cfg, idx):
+    """The bare loop's cycle (bare.py): the PrefixedLock built as acquire
+    builds it (without renewal), acquire then release, no protocol; it
+    returns the acquire's seconds."""
+    if RENEW:
+        raise P.Unsupported("python-redis-lock-renew has no bare loop (python-redis-lock has)")
+    client = cfg.shared_client()
+
+    def cycle(key):
+        lock = PrefixedLock(client, cfg.prefix, key[len(cfg.prefix):], expire=cfg.expire)
+        t0 = time.monotonic()
+        ok = lock.acquire(blocking=True, timeout=cfg.timeout) if cfg.blocking else lock.acquire(blocking=False)
+        if not ok:
+            raise RuntimeError("acquire refused %s, a name of the client's own" % key)
+        took = time.monotonic() - t0
+        lock.release()
+        return took
+
+    return cycle
+
+
 def init(req):
     cfg = Config(req)
     return cfg, {"library": "python-redis-lock", "version": redis_lock.__version__,

@@ -233,6 +233,23 @@ P.serve({
       },
     };
   },
+  // the bare loop's cycle (node-common/bare.js): the form's lock object
+  // built as newLock builds it, on the shared client itself (not the
+  // driver's timing view), tryAcquire then release
+  bare() {
+    return async (key) => {
+      const name = key.slice(cfg.prefix.length);
+      let lock;
+      if (FORM === 'redlock') lock = new RS.RedlockMutex(servers, name, options);
+      else if (FORM === 'semaphore') lock = new RS.Semaphore(servers[0], name, limit, options);
+      else lock = new RS.Mutex(servers[0], name, options);
+      const t0 = P.nowUs();
+      if (!(await lock.tryAcquire())) throw new Error(`tryAcquire refused ${key}, a name of the client's own`);
+      const took = P.nowUs() - t0;
+      await lock.release();
+      return took;
+    };
+  },
   handle(req) {
     switch (req.type) {
       case 'acquire':

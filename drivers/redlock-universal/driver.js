@@ -419,6 +419,21 @@ P.serve({
       },
     };
   },
+  // the bare loop's cycle (node-common/bare.js), the plain form's calls on
+  // the shared adapters themselves (not the driver's tracked views): one
+  // lock object per key, kept, as lockOf makes it; acquire, then release
+  bare() {
+    if (USING) throw new P.ProtoError('unsupported', 'redlock-universal-using has no bare loop (redlock-universal has)');
+    let lock = null;
+    return async (key) => {
+      lock = lock || (cfg.mode === 'masters' ? createRedlock({ adapters: bases, key, ...lockOptions }) : createLock({ adapter: bases[0], key, ...lockOptions }));
+      const t0 = P.nowUs();
+      const handle = await lock.acquire();
+      const took = P.nowUs() - t0;
+      if (!(await lock.release(handle))) throw new Error('release found the lock gone');
+      return took;
+    };
+  },
   handle(req) {
     switch (req.type) {
       case 'acquire':

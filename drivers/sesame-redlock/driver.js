@@ -220,6 +220,19 @@ P.serve({
       },
     };
   },
+  // the bare loop's cycle (node-common/bare.js), the plain form's calls:
+  // acquire, then release, on the client's Redlock
+  bare(idx) {
+    if (USING) throw new P.ProtoError('unsupported', 'sesame-redlock-using has no bare loop (sesame-redlock has)');
+    const { redlock } = clientState(idx);
+    return async (key) => {
+      const t0 = P.nowUs();
+      const lock = await redlock.acquire([key], cfg.ttl, acquireSettings);
+      const took = P.nowUs() - t0;
+      await redlock.release(lock, oneShot || undefined);
+      return took;
+    };
+  },
   handle(req) {
     switch (req.type) {
       case 'acquire':
