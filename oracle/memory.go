@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -32,6 +33,11 @@ import (
 type Memory struct {
 	limit     int64
 	resources []resource
+	// touched are the resources that have had an event, in the order of
+	// their first: Report reads those alone, not every lock name a cell
+	// could use (a million of them, most never taken in a cell).
+	touchedMu sync.Mutex
+	touched   []int
 	// rejectStale makes the resources refuse stale writes; set before the
 	// first Enter.
 	rejectStale bool
@@ -58,6 +64,8 @@ type handoffStripe struct {
 // mutex (and, at a handoff, on one stripe of the handoff histogram).
 type resource struct {
 	mu sync.Mutex
+	// listed is set once the resource is in Memory.touched.
+	listed atomic.Bool
 	// clock is the time of the resource's latest event: the times callers
 	// give (EnterFencedAt, ExitAt) are read before the mutex is taken, so
 	// that two callers' times may come in the other order; an event is
@@ -296,7 +304,13 @@ func (o *Memory) resource(i int) *resource {
 	if i < 0 || i >= len(o.resources) {
 		panic(fmt.Sprintf("oracle: resource %d out of range [0, %d)", i, len(o.resources)))
 	}
-	return &o.resources[i]
+	res := &o.resources[i]
+	if !res.listed.Load() && res.listed.CompareAndSwap(false, true) {
+		o.touchedMu.Lock()
+		o.touched = append(o.touched, i)
+		o.touchedMu.Unlock()
+	}
+	return res
 }
 
 // Intruded reports whether a holder that entered the resource after e is

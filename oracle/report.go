@@ -57,7 +57,10 @@ type Report struct {
 // hold. Times are measured with the monotonic clock.
 func (o *Memory) Report() Report {
 	var rep Report
-	for i := range o.resources {
+	o.touchedMu.Lock()
+	touched := o.touched[:len(o.touched):len(o.touched)] // appends after this go elsewhere
+	o.touchedMu.Unlock()
+	for _, i := range touched {
 		res := &o.resources[i]
 		res.mu.Lock()
 		rep.Overlaps += res.overlaps
