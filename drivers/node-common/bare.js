@@ -34,14 +34,12 @@ function main() {
 
 function finish(msg) {
   P.send(msg);
-  P.flush();
   process.exit(0);
 }
 
 function fail(name, e) {
   if (!(e instanceof P.ProtoError)) P.log(name, `bare loop: ${e.stack || e}`);
   P.send({ type: 'error', code: e.code || 'crash', definite: true, text: e.message || String(e) });
-  P.flush();
   process.exit(1);
 }
 
