@@ -38,6 +38,12 @@ type DriverOptions struct {
 	Pairs int
 	// Server is redis, valkey or a server binary's path. Default redis.
 	Server string
+	// Procs spreads lockbench's clients over this many driver processes
+	// (--driver-procs); the bare loop is one process. Default
+	// plan.AutoDriverProcs: a process per core for a Python driver, whose
+	// GIL holds one process to about one core, as it holds the bare loop;
+	// one for the others.
+	Procs int
 	// Log takes a line per step. Default none.
 	Log io.Writer
 }
@@ -45,7 +51,7 @@ type DriverOptions struct {
 // DefaultDriverOptions are the options of lockbench calibrate --driver
 // without other flags.
 func DefaultDriverOptions() DriverOptions {
-	return DriverOptions{Clients: 8, Duration: 5 * time.Second, Warmup: time.Second, Pairs: 5}
+	return DriverOptions{Clients: 8, Duration: 5 * time.Second, Warmup: time.Second, Pairs: 5, Procs: plan.AutoDriverProcs}
 }
 
 // driverSample is one pair's two sides.
@@ -86,6 +92,8 @@ func (o DriverOptions) check() error {
 		return badf("--warmup: must be a duration of 0 or more such as 1s or 0 (got %v)", o.Warmup)
 	case o.Pairs < 1:
 		return badf("--pairs: must be at least 1 (got %d)", o.Pairs)
+	case o.Procs != plan.AutoDriverProcs && (o.Procs < 1 || o.Procs > o.Clients):
+		return badf("--driver-procs: must be auto or from 1 to --clients, %d (got %d)", o.Clients, o.Procs)
 	}
 	if _, err := topologies.ServerBinary(o.Server); err != nil {
 		return badf("--server: %w", err)
@@ -126,7 +134,7 @@ func RunDriver(ctx context.Context, o DriverOptions) (sum DriverSummary, err err
 	}()
 	access := server.Access()
 	product, _ := topologies.Product(ctx, access.Endpoints[0])
-	sum = DriverSummary{driver: m.Name, clients: o.Clients, duration: o.Duration, warmup: o.Warmup,
+	sum = DriverSummary{driver: m.Name, clients: o.Clients, procs: o.Procs, duration: o.Duration, warmup: o.Warmup,
 		conditions: Conditions{Cores: runtime.NumCPU(), LoadStart: loadAverage(), LoadEnd: -1, ServerVersion: product}}
 	for pair := 1; pair <= o.Pairs; pair++ {
 		var s driverSample
@@ -179,10 +187,11 @@ func measureDriverRun(ctx context.Context, m driver.Manifest, access topologies.
 	fmt.Fprintf(o.Log, "lockbench: calibrate: pair %d: lockbench drv:%s, %d clients, %v + %v warm-up\n", pair, m.Name, o.Clients, o.Duration, o.Warmup)
 	variant := "drv:" + m.Name
 	p := plan.Plan{
-		Variants: []string{variant},
-		Clients:  []int{o.Clients},
-		Drivers:  []driver.Manifest{m},
-		Topology: topologies.Spec{Targets: []string{"redis://" + access.Endpoints[0].Addr}},
+		Variants:    []string{variant},
+		Clients:     []int{o.Clients},
+		Drivers:     []driver.Manifest{m},
+		DriverProcs: o.Procs,
+		Topology:    topologies.Spec{Targets: []string{"redis://" + access.Endpoints[0].Addr}},
 		Workload: workloads.Spec{KeyPerClient: true, Hold: workloads.Fixed(0), Think: workloads.Fixed(0),
 			Duration: o.Duration, Warmup: o.Warmup},
 		TTL: calibrateTTL,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/lockbench/lockbench/plan"
 	"github.com/lockbench/lockbench/render"
 )
 
@@ -16,7 +17,7 @@ import (
 // verdicts.
 type DriverSummary struct {
 	driver           string
-	clients          int
+	clients, procs   int
 	duration, warmup time.Duration
 	conditions       Conditions
 	samples          []driverSample
@@ -72,7 +73,8 @@ func (sum DriverSummary) Write(w io.Writer) error {
 	lines := []string{
 		fmt.Sprintf("calibrate --driver %s: %s %s (%s); %d clients, a lock name each, no hold, ttl %v; %v measured + %v warm-up a side",
 			sum.driver, d.Library, d.Version, d.Language, sum.clients, calibrateTTL, sum.duration, sum.warmup),
-		"bare loop: the driver folder's program making the driver's library calls in a plain loop (no protocol); lockbench: drv:" + sum.driver + ", the same load",
+		fmt.Sprintf("bare loop: the driver folder's program making the driver's library calls in a plain loop (no protocol), one process; lockbench: drv:%s, the same load, %s",
+			sum.driver, processes(d.Procs, sum.procs == plan.AutoDriverProcs)),
 		sum.conditions.line(len(sum.samples)),
 	}
 	if err := writeLines(w, lines); err != nil {
@@ -125,6 +127,18 @@ func (sum DriverSummary) Write(w io.Writer) error {
 		lines = append(lines, "calibrate --driver: meets neither target: the driver path, not the library, is the limit")
 	}
 	return writeLines(w, lines)
+}
+
+// processes says how many driver processes lockbench's side ran, n, and
+// whether --driver-procs auto chose them.
+func processes(n int, auto bool) string {
+	switch {
+	case auto:
+		return fmt.Sprintf("%d driver process(es) (--driver-procs auto)", n)
+	case n == 1:
+		return "one driver process"
+	}
+	return fmt.Sprintf("%d driver processes (--driver-procs %d)", n, n)
 }
 
 func formatUS(us float64) string { return strconv.FormatFloat(us, 'f', 0, 64) + " µs" }

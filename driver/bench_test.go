@@ -196,7 +196,7 @@ const requestCPUTarget = 15 * time.Microsecond
 func BenchmarkRequestCPU(b *testing.B) {
 	const clients = 8
 	p, err := driver.Start(context.Background(), drivertest.Bad(b, "noexclusion"), driver.Config{
-		Redis: driver.RedisOf(topologies.Access{Mode: topologies.ModeSingle, Endpoints: []topologies.Endpoint{{Addr: "127.0.0.1:1"}}}),
+		Redis:  driver.RedisOf(topologies.Access{Mode: topologies.ModeSingle, Endpoints: []topologies.Endpoint{{Addr: "127.0.0.1:1"}}}),
 		Prefix: "lockbench:bench:", Clients: clients,
 	})
 	if err != nil {

@@ -331,8 +331,8 @@ func (b *builder) check(p Plan) {
 		_, err := variants.Lookup(v)
 		b.failOn("--variants", err)
 	}
-	if p.DriverProcs < 0 || b.origin["--driver-procs"] == byOverride && p.DriverProcs < 1 {
-		b.fail("--driver-procs", "must be at least 1 (got %d)", p.DriverProcs)
+	if p.DriverProcs < 0 && p.DriverProcs != AutoDriverProcs || b.origin["--driver-procs"] == byOverride && p.DriverProcs < 1 && p.DriverProcs != AutoDriverProcs {
+		b.fail("--driver-procs", "must be at least 1, or auto (got %d)", p.DriverProcs)
 	}
 	if p.InterruptRelease && !slices.ContainsFunc(p.Variants, func(v string) bool { _, ok := DriverName(v); return ok }) {
 		b.fail("--interrupt-release", "interrupts a driver's releasing thread: give a drv:NAME variant")

@@ -5,6 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/lockbench/lockbench/driver"
@@ -30,12 +33,30 @@ const DefaultDriverProcs = 1
 // init's 30 s).
 const SkewDriverProcs = 8
 
+// AutoDriverProcs is DriverProcs for --driver-procs auto: a process per
+// core for a driver whose runtime runs its clients on one core at a time
+// (OneCoreLanguages), one otherwise.
+const AutoDriverProcs = -1
+
+// OneCoreLanguages are the driver languages whose runtime serves all of a
+// process's clients on one core at a time: CPython, whose threads take
+// turns under its global interpreter lock. (Node's one event loop is one
+// core too, but a second process costs it more CPU per acquisition than
+// it frees on two cores: docs/drivers.md, "What the protocol costs".)
+var OneCoreLanguages = []string{"python"}
+
 // Procs is how many driver processes a driver cell of p spreads its
-// clients over (at most one per client): DriverProcs, or when it is zero
+// clients over (at most one per client) for a driver in language:
+// DriverProcs; under AutoDriverProcs the machine's cores for a language
+// of OneCoreLanguages, else DefaultDriverProcs; when it is zero
 // SkewDriverProcs under a spread clock skew and DefaultDriverProcs
 // otherwise.
-func (p Plan) Procs() int {
+func (p Plan) Procs(language string) int {
 	switch skew := p.Workload.Clocks.Skew; {
+	case p.DriverProcs == AutoDriverProcs && slices.Contains(OneCoreLanguages, language):
+		return runtime.NumCPU()
+	case p.DriverProcs == AutoDriverProcs:
+		return DefaultDriverProcs
 	case p.DriverProcs > 0:
 		return p.DriverProcs
 	case skew.Min != skew.Max:
@@ -121,8 +142,8 @@ func (b *builder) drivers(p Plan, o Overrides) []driver.Manifest {
 // fault acts at a variant's named steps inside lockbench, and a driver's
 // lock runs in a process of its own, which has none.
 func (p Plan) checkDrivers() error {
-	if p.DriverProcs < 0 {
-		return fmt.Errorf("%w: --driver-procs must be at least 1 (got %d)", ErrInvalid, p.DriverProcs)
+	if p.DriverProcs < 0 && p.DriverProcs != AutoDriverProcs {
+		return fmt.Errorf("%w: --driver-procs must be at least 1, or auto (got %d)", ErrInvalid, p.DriverProcs)
 	}
 	for _, v := range p.Variants {
 		if _, ok := DriverName(v); !ok {
@@ -140,3 +161,30 @@ func (p Plan) checkDrivers() error {
 	}
 	return nil
 }
+
+// ProcsValue is --driver-procs as a flag: a number of processes, or auto
+// (AutoDriverProcs).
+type ProcsValue int
+
+func (v *ProcsValue) String() string {
+	if *v == AutoDriverProcs {
+		return "auto"
+	}
+	return strconv.Itoa(int(*v))
+}
+
+// Set takes auto or a whole number; Build says when it is below 1.
+func (v *ProcsValue) Set(s string) error {
+	if s == "auto" {
+		*v = AutoDriverProcs
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a number of processes or auto", s)
+	}
+	*v = ProcsValue(n)
+	return nil
+}
+
+func (v *ProcsValue) Type() string { return "procs" }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -50,11 +51,25 @@ func TestBuildResolvesDrivers(t *testing.T) {
 	}
 	// a driver process has one clock: a spread skew spreads over several
 	if p, err := Build(nil, Overrides{Variants: []string{"drv:ok"}, Drivers: []string{"ok=/bin/true"}, DriversDir: empty, Clients: []int{4},
-		ClockSkew: ptr("uniform:-1s..1s")}); err != nil || p.Procs() != SkewDriverProcs {
-		t.Errorf("a spread skew: %v, procs %d; want %d", err, p.Procs(), SkewDriverProcs)
+		ClockSkew: ptr("uniform:-1s..1s")}); err != nil || p.Procs("go") != SkewDriverProcs {
+		t.Errorf("a spread skew: %v, procs %d; want %d", err, p.Procs("go"), SkewDriverProcs)
 	}
-	if p, err := Build(nil, Overrides{Variants: []string{"lua-release"}, DriversDir: empty}); err != nil || len(p.Drivers) != 0 || p.DriverProcs != 0 || p.Procs() != DefaultDriverProcs {
-		t.Errorf("a plan without drivers: %v, %+v, procs %d (%d)", err, p.Drivers, p.DriverProcs, p.Procs())
+	if p, err := Build(nil, Overrides{Variants: []string{"lua-release"}, DriversDir: empty}); err != nil || len(p.Drivers) != 0 || p.DriverProcs != 0 || p.Procs("go") != DefaultDriverProcs {
+		t.Errorf("a plan without drivers: %v, %+v, procs %d (%d)", err, p.Drivers, p.DriverProcs, p.Procs("go"))
+	}
+
+	// auto: a process per core where the runtime takes one core at a
+	// time (CPython), one where it does not
+	if p, err := Build(nil, Overrides{Variants: []string{"drv:ok"}, Drivers: []string{"ok=/bin/true"}, DriversDir: empty, Clients: []int{8},
+		DriverProcs: ptr(AutoDriverProcs)}); err != nil || p.Procs("python") != runtime.NumCPU() || p.Procs("node") != 1 || p.Procs("java") != 1 {
+		t.Errorf("auto: %v; python %d, node %d, java %d processes", err, p.Procs("python"), p.Procs("node"), p.Procs("java"))
+	}
+	var v ProcsValue
+	if err := v.Set("auto"); err != nil || int(v) != AutoDriverProcs || v.String() != "auto" {
+		t.Errorf("--driver-procs auto: %v, %d", err, v)
+	}
+	if err := v.Set("many"); err == nil {
+		t.Error("--driver-procs many was taken")
 	}
 
 	// A plan made by hand names its drivers itself.

@@ -50,7 +50,8 @@ type Flags struct {
 func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.variants, "variants", DefaultVariants, "comma-separated `NAMES` of the variants to run (see lockbench variants); drv:NAME runs the lock driver NAME")
 	fs.StringArrayVar(&f.drivers, "driver", nil, "name a lock driver's command, `NAME=CMD` (repeatable), for --variants drv:NAME; others are found by their manifests (drivers/*/driver.json)")
-	fs.IntVar(&f.driverProcs, "driver-procs", DefaultDriverProcs, "spread a driver cell's clients over `N` driver processes, client i on process i mod N")
+	f.driverProcs = DefaultDriverProcs
+	fs.Var((*ProcsValue)(&f.driverProcs), "driver-procs", "spread a driver cell's clients over `N` driver processes, client i on process i mod N; auto: one per core for a Python driver (its GIL), one otherwise")
 	fs.BoolVar(&f.interrupt, "interrupt-release", false, "release each driver lease on an interrupted thread (a JVM's Thread.interrupt; drivers with the interrupt capability)")
 	fs.IntSliceVar(&f.clients, "clients", DefaultClients, "concurrent clients; a comma list `N,...` runs each count")
 	fs.StringVar(&f.client, "client", DefaultClient, "client `LIBRARY`: "+strings.Join(clients.Names, " or "))

@@ -71,7 +71,7 @@ type cellProcess struct {
 // serve the topology's mode or the plan's limit; nothing is left running
 // then.
 func startDrivers(ctx context.Context, p plan.Plan, s *session, m driver.Manifest, prefix string, clients int) (*driverCell, error) {
-	n := max(min(p.Procs(), clients), 1)
+	n := max(min(p.Procs(m.Language), clients), 1)
 	clocks, err := newDriverClocks(p.Workload, n)
 	if err != nil {
 		return nil, err

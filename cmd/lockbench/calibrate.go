@@ -10,6 +10,7 @@ import (
 	"github.com/lockbench/lockbench/calibrate"
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/driver"
+	"github.com/lockbench/lockbench/plan"
 )
 
 // runCalibrate runs lockbench calibrate: its flags into calibrate's
@@ -29,13 +30,14 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&o.Client, "client", o.Client, "client `LIBRARY` of lockbench: "+strings.Join(clients.Names, ", ")+" or "+calibrate.BothClients)
 	fs.StringVar(&d.Driver, "driver", "", "calibrate the lock driver `NAME` (or NAME@VERSION) against its bare loop, the library's own calls in a plain loop, instead")
 	fs.IntVar(&d.Clients, "clients", d.Clients, "`N` clients of each side with --driver, a lock name each")
+	fs.Var((*plan.ProcsValue)(&d.Procs), "driver-procs", "spread lockbench's clients over `N` driver processes with --driver; auto: one per core for a Python driver, one otherwise (the bare loop is one process)")
 	dir := fs.String("drivers", "", "the `DIR` of driver folders with --driver (default $"+driver.DirEnv+", else ./drivers, else the drivers folder beside lockbench's bin/)")
 	if help, err := parse(fs, args); help || err != nil {
 		return err
 	}
 	if d.Driver == "" {
-		if fs.Changed("clients") || fs.Changed("drivers") {
-			return usagef("--clients and --drivers go with --driver (lockbench's own calibration takes --connections)")
+		if fs.Changed("clients") || fs.Changed("drivers") || fs.Changed("driver-procs") {
+			return usagef("--clients, --driver-procs and --drivers go with --driver (lockbench's own calibration takes --connections)")
 		}
 		sum, err := calibrate.Run(ctx, o)
 		if err != nil {
@@ -52,7 +54,7 @@ func runCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 func calibrateDriver(ctx context.Context, fs *pflag.FlagSet, o calibrate.Options, d calibrate.DriverOptions, dir string, stdout io.Writer) error {
 	for _, name := range []string{"connections", "requests", "client"} {
 		if fs.Changed(name) {
-			return usagef("--%s is lockbench's own calibration's, not --driver's (it takes --clients, --pairs, --duration, --warmup, --server)", name)
+			return usagef("--%s is lockbench's own calibration's, not --driver's (it takes --clients, --driver-procs, --pairs, --duration, --warmup, --server)", name)
 		}
 	}
 	d.Duration, d.Warmup, d.Server = o.Duration, o.Warmup, o.Server

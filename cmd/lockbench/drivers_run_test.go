@@ -28,6 +28,7 @@ func TestRunBadDriverExitsTwo(t *testing.T) {
 		{[]string{"--variants", "drv:gone", "--driver", "gone=/nonexistent/driver --flag"}, `cannot run "/nonexistent/driver"`},
 		{[]string{"--variants", "drv:x", "--driver", "x"}, "--driver: "},
 		{[]string{"--variants", "drv:x", "--driver", "x=/bin/true", "--driver-procs", "0"}, "--driver-procs: must be at least 1"},
+		{[]string{"--variants", "drv:x", "--driver", "x=/bin/true", "--driver-procs", "many"}, `--driver-procs`},
 	} {
 		stdout, stderr, status := runCLI(t, append([]string{"run", "--duration", "1s", "--out", filepath.Join(t.TempDir(), "r.json")}, tc.args...)...)
 		if status != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

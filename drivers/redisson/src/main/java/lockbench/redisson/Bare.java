@@ -10,17 +10,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The driver's bare loop (docs/drivers.md, "The bare loop"), lockbench
  * calibrate --driver's reference: init read and the form built as the
- * driver builds it, then each client a chain of the form's own async calls
- * (LockForm.cycle: lock, then unlock, as the client's Redisson thread id),
- * one lock name each, with no protocol in the way; one loop_ok line. Lock
- * forms only: redisson-semaphore answers unsupported.
+ * driver builds it, then a thread per client making the form's own calls
+ * (LockForm.cycle: lock, then unlock, as the client's Redisson thread id)
+ * and waiting for each, one lock name each, with no protocol in the way;
+ * one loop_ok line. Lock forms only: redisson-semaphore answers
+ * unsupported.
  *
  * <pre>java -cp 'target/redisson-driver.jar:target/lib/*' lockbench.redisson.Bare --form redisson</pre>
  */
@@ -58,77 +59,67 @@ public final class Bare {
         return m;
     }
 
-    /** The loop's state: the clients' cycles, their acquire times in the measured phase, the first failure. */
-    private static final class State {
-        final AtomicLong cycles = new AtomicLong();
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        volatile boolean measuring;
-        volatile boolean stop;
-        final CountDownLatch done;
-        /** Each client's acquire times (ns): a client's calls follow one another, its list is its own. */
-        final List<List<Long>> took = new ArrayList<>();
-
-        State(int clients) {
-            done = new CountDownLatch(clients);
-            for (int i = 0; i < clients; i++) {
-                took.add(new ArrayList<>());
-            }
-        }
-    }
-
     private static ObjectNode run(LockForm form, String prefix, JsonNode loop) throws Exception {
         int clients = loop.path("clients").asInt(1);
-        State st = new State(clients);
+        AtomicLong cycles = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean measuring = new AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<List<Long>> took = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
-            next(form, st, i, prefix + "c0:lock:" + i);
+            int client = i;
+            String key = prefix + "c0:lock:" + i;
+            List<Long> mine = new ArrayList<>();
+            took.add(mine);
+            // a thread per client waits for each call, as an application's
+            // worker calls lock() and unlock(): the calls leave this thread
+            // for Redisson's event loop and their answers come back to it
+            Thread t = new Thread(() -> {
+                try {
+                    while (!stop.get()) {
+                        long ns = form.cycle(client, key).toCompletableFuture().get();
+                        cycles.incrementAndGet();
+                        if (measuring.get()) {
+                            mine.add(ns);
+                        }
+                    }
+                } catch (Exception e) {
+                    failure.compareAndSet(null, e);
+                    stop.set(true);
+                }
+            }, "bare-client-" + i);
+            t.start();
+            threads.add(t);
         }
         Thread.sleep(loop.path("warmup_ms").asLong());
-        long warmup = st.cycles.get();
+        long warmup = cycles.get();
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();
-        st.measuring = true;
+        measuring.set(true);
         Thread.sleep(loop.path("duration_ms").asLong());
-        st.stop = true;
-        st.done.await();
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join();
+        }
         long elapsed = System.nanoTime() - t0;
         long cpu = os.getProcessCpuTime() - cpu0;
-        if (st.failure.get() != null) {
-            throw new Exception(Form.text(Form.unwrap(st.failure.get())));
+        if (failure.get() != null) {
+            throw new Exception(Form.text(Form.unwrap(failure.get())));
         }
         List<Long> all = new ArrayList<>();
-        st.took.forEach(all::addAll);
+        took.forEach(all::addAll);
         Collections.sort(all);
         ObjectNode m = Out.msg("loop_ok");
         m.put("library", "redisson");
         m.put("version", Main.redissonVersion());
-        m.put("cycles", st.cycles.get() - warmup);
+        m.put("cycles", cycles.get() - warmup);
         m.put("warmup_cycles", warmup);
         m.put("elapsed_us", elapsed / 1000.0);
         m.put("cpu_us", cpu / 1000.0);
         m.put("acquire_p50_us", all.isEmpty() ? 0 : all.get(all.size() / 2) / 1000.0);
         return m;
-    }
-
-    /** Client i's next cycle, from the last one's callback, until the loop stops. */
-    private static void next(LockForm form, State st, int i, String key) {
-        if (st.stop) {
-            st.done.countDown();
-            return;
-        }
-        form.cycle(i, key).whenComplete((took, err) -> {
-            if (err != null) {
-                st.failure.compareAndSet(null, err);
-                st.stop = true;
-                st.done.countDown();
-                return;
-            }
-            st.cycles.incrementAndGet();
-            if (st.measuring) {
-                st.took.get(i).add(took);
-            }
-            next(form, st, i, key);
-        });
     }
 }
