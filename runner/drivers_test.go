@@ -63,12 +63,16 @@ func TestDriverIsAVariant(t *testing.T) {
 			// (/proc, 10 ms steps) in the driver's: an acquisition costs
 			// go-lua at least two requests' decoding and two commands, well
 			// over 10 µs, so 5000 of them show.
+			// (at most every core for the measured phase and the second
+			// its last cycles may take to end: the test binary's other
+			// parallel tests count in lockbench's process too)
+			most := func(c record.Cell) float64 { return (c.ElapsedS + 1) * float64(runtime.NumCPU()) }
 			for _, c := range []record.Cell{lua, drv} {
-				if c.ClientCPUSeconds <= 0 || c.ClientCPUSeconds > c.ElapsedS*float64(runtime.NumCPU())+0.05 {
+				if c.ClientCPUSeconds <= 0 || c.ClientCPUSeconds > most(c) {
 					t.Errorf("%s: lockbench's CPU %.3f s over %.2f s measured", c.Variant, c.ClientCPUSeconds, c.ElapsedS)
 				}
 			}
-			if d.CPUSeconds > drv.ElapsedS*float64(runtime.NumCPU())+0.05 || d.CPUSeconds <= 0 && drv.Acquisitions >= 5000 {
+			if d.CPUSeconds > most(drv) || d.CPUSeconds <= 0 && drv.Acquisitions >= 5000 {
 				t.Errorf("the driver's CPU %.3f s over %.2f s measured, %d acquisitions", d.CPUSeconds, drv.ElapsedS, drv.Acquisitions)
 			}
 			// go-lua reports validity_ms: the margins come from it.
