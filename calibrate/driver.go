@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,9 +25,11 @@ import (
 // Zero is not a default: start from DefaultDriverOptions.
 type DriverOptions struct {
 	// Driver is the driver, NAME or NAME@VERSION (installed when it is
-	// not), among Known.
+	// not), among Known; when Known is nil, among the drivers of Dir
+	// (driver.DefaultDir when empty).
 	Driver string
 	Known  []driver.Manifest
+	Dir    string
 	// Clients is how many clients each side runs, a lock name each.
 	// Default 8.
 	Clients int
@@ -114,6 +117,11 @@ func RunDriver(ctx context.Context, o DriverOptions) (sum DriverSummary, err err
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.Known == nil {
+		if o.Known, err = driver.Known(cmp.Or(o.Dir, driver.DefaultDir()), nil); err != nil {
+			return DriverSummary{}, err
+		}
 	}
 	m, err := install.Find(ctx, o.Known, o.Driver, o.Log)
 	if err != nil {

@@ -23,16 +23,6 @@ type DriverSummary struct {
 	samples          []driverSample
 }
 
-// ThroughputRatio and CPURatio are the medians over the pairs of
-// lockbench's cycles/s over the bare loop's, and of the CPU per cycle of
-// lockbench and the driver over the bare loop's.
-func (sum DriverSummary) ThroughputRatio() float64 {
-	return sum.ratio(driverSample.rate, driverSample.bareRate).median
-}
-func (sum DriverSummary) CPURatio() float64 {
-	return sum.ratio(driverSample.clientCPU, driverSample.bareCPU).median
-}
-
 // ratio is the spread over the pairs of f over each pair's reference.
 func (sum DriverSummary) ratio(f, reference func(driverSample) float64) spread {
 	var rs []float64
