@@ -42,7 +42,7 @@ func TestPyPIDriversHolderPause(t *testing.T) {
 func TestPyPIDriversRedlockClockJump(t *testing.T) {
 	topotest.Faulted(t)
 	t.Parallel()
-	cells := runLibraries(t, "redlock-clock-jump", []string{"drv:pottery-redlock"}, plan.Overrides{})
+	cells := runLibraries(t, "redlock-clock-jump", []string{"drv:pottery-redlock"}, clockJumpWindow())
 	if c := cells["drv:pottery-redlock"]; c.Violations.Overlaps == 0 {
 		t.Errorf("redlock-clock-jump: drv:pottery-redlock: no overlap in %d acquisitions", c.Acquisitions)
 	}
