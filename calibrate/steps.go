@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"syscall"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/procfs"
 	"github.com/lockbench/lockbench/runner"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/workloads"
@@ -127,9 +127,9 @@ func measureBare(ctx context.Context, conn clients.Client, library string, o Opt
 	prefix := runner.KeyPrefix(runner.NewRunID()) + "c0:lock:"
 	spec := BareSpec{Clients: o.Connections, Prefix: prefix,
 		TTL: calibrateTTL, Release: BareDel, Warmup: o.Warmup, Duration: o.Duration}
-	before := processCPU()
+	before := procfs.SelfCPU()
 	out, err := BareLoop(ctx, conn, spec)
-	cpu := processCPU() - before
+	cpu := procfs.SelfCPU() - before
 	switch {
 	case ctx.Err() != nil:
 		return calibrationSample{}, fmt.Errorf("calibrate: interrupted, nothing printed: %w", context.Cause(ctx))
@@ -155,8 +155,8 @@ func measureLockbench(ctx context.Context, addr, library string, o Options) (cal
 		TTL: calibrateTTL,
 	}
 	var atCell time.Duration
-	rec, err := runner.Run(ctx, p, runner.Options{OnCell: func(runner.CellStart) { atCell = processCPU() }})
-	cpu := processCPU() - atCell
+	rec, err := runner.Run(ctx, p, runner.Options{OnCell: func(runner.CellStart) { atCell = procfs.SelfCPU() }})
+	cpu := procfs.SelfCPU() - atCell
 	switch {
 	case ctx.Err() != nil:
 		return calibrationSample{}, fmt.Errorf("calibrate: interrupted, nothing printed: %w", context.Cause(ctx))
@@ -178,11 +178,4 @@ func measureLockbench(ctx context.Context, addr, library string, o Options) (cal
 		setP50: c.AcquireLatencyUS.P50, setP99: c.AcquireLatencyUS.P99,
 		delP50: c.ReleaseLatencyUS.P50, delP99: c.ReleaseLatencyUS.P99,
 	}, nil
-}
-
-// processCPU is the user and system CPU this process has used so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail with RUSAGE_SELF
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

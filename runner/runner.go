@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/lockbench/lockbench/clients"
@@ -16,6 +15,7 @@ import (
 	"github.com/lockbench/lockbench/history"
 	"github.com/lockbench/lockbench/measure"
 	"github.com/lockbench/lockbench/plan"
+	"github.com/lockbench/lockbench/procfs"
 	"github.com/lockbench/lockbench/record"
 	"github.com/lockbench/lockbench/topologies"
 	"github.com/lockbench/lockbench/variants"
@@ -392,7 +392,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 		cpuAt     time.Duration // lockbench's CPU when the measured phase began
 	)
 	out, err := workloads.Run(runCtx, spec, newLock, oracle, func() {
-		atMeasure, cpuAt = counted.Commands(), selfCPU()
+		atMeasure, cpuAt = counted.Commands(), procfs.SelfCPU()
 		if drivers != nil {
 			drivers.beginMeasure()
 		}
@@ -401,7 +401,7 @@ func runCell(ctx context.Context, p plan.Plan, spec workloads.Spec, s *session, 
 		schedule = faults.Start(faultCtx, faults.Schedule{Faults: p.Faults, Ctrl: control(p, topo), Net: s.net, Start: measureAt,
 			BeforeNode: stats.BeforeNode, Promoted: spec.Follow.Mark, Arrived: spec.Follow.Arrived})
 	})
-	clientCPU := selfCPU() - cpuAt
+	clientCPU := procfs.SelfCPU() - cpuAt
 	if drivers != nil {
 		drivers.endMeasure()
 	}
@@ -476,11 +476,4 @@ func DeleteKeys(ctx context.Context, conn variants.Conn, prefix string) (int64, 
 		return nil
 	})
 	return deleted, err
-}
-
-// selfCPU is the user and system CPU lockbench's process has used so far.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru) // cannot fail with RUSAGE_SELF
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -296,12 +297,7 @@ func TestSnapshotUnansweringNode(t *testing.T) {
 			held = append(held, c)
 		}
 	}()
-	closed, err := net.Listen("tcp", "127.0.0.1:0") // refuses
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedAddr := closed.Addr().String()
-	closed.Close()
+	closedAddr := refusingAddr(t)
 	nodes := append(topo.Nodes(),
 		topologies.Node{Name: "silent", Role: topologies.RoleMaster, Endpoint: topologies.Endpoint{Addr: silent.Addr().String()}},
 		topologies.Node{Name: "closed", Role: topologies.RoleReplica, Endpoint: topologies.Endpoint{Addr: closedAddr}},
@@ -333,4 +329,27 @@ func snapshotServers(ctx context.Context, access topologies.Access, nodes []topo
 	}
 	snaps, terr := s.take(ctx)
 	return snaps, errors.Join(err, terr)
+}
+
+// refusingAddr is a loopback address that refuses connections for the
+// whole test: a TCP socket bound to it and never listening, without
+// SO_REUSEADDR, so that no other test's server or listener can take the
+// port meanwhile. (A port picked by listening and closing again was
+// taken by a redis-server of a parallel test in CI, which then answered
+// as the "closed" node.)
+func refusingAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
