@@ -95,7 +95,7 @@ func TestRedlockClockJump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withJump, err := plan.Build(&s, plan.Overrides{})
+	withJump, err := plan.Build(&s, clockJumpWindow()) // a 6 s hold: the window after the restarts
 	if err != nil {
 		t.Fatal(err)
 	}
