@@ -62,6 +62,9 @@ async function run(driver, init, loop) {
   };
   const tasks = [];
   for (let i = 0; i < loop.clients; i++) tasks.push(client(i));
+  // a client's failure stops the others and is thrown once they end (held
+  // here from the start: a rejection nobody handled would end Node)
+  const ended = Promise.all(tasks.map((t) => t.catch((e) => { stop = true; throw e; }))).then(() => null, (e) => e);
   await sleep(loop.warmup_ms);
   const warmup = cycles;
   const cpu0 = process.cpuUsage();
@@ -69,7 +72,8 @@ async function run(driver, init, loop) {
   measuring = true;
   await sleep(loop.duration_ms);
   stop = true;
-  await Promise.all(tasks);
+  const failed = await ended;
+  if (failed) throw failed;
   const elapsed = P.nowUs() - t0;
   const cpu = process.cpuUsage(cpu0);
   took.sort((a, b) => a - b);
