@@ -1,8 +1,10 @@
 package clients_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/lockbench/lockbench/clients"
 	"github.com/lockbench/lockbench/topologies"
@@ -87,7 +89,11 @@ func TestDedicatedFollowsSentinelFailover(t *testing.T) {
 	for _, lib := range clients.Names {
 		t.Run(lib, func(t *testing.T) {
 			topo := topotest.Start(t, "local:sentinel?replicas=1&sentinels=3")
-			ctx := testContext(t)
+			// Promote's own bound (20 s) and the SETs around it, not
+			// testContext's 10 s: under CI's load (7 December) Sentinel had
+			// not yet demoted the old master when 10 s ran out.
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
 			c, err := clients.Dial(ctx, topo.Access(), clients.Options{Library: lib})
 			if err != nil {
 				t.Fatal(err)
