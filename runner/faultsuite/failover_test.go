@@ -79,16 +79,18 @@ func onSchedule(t *testing.T, e measure.FaultEvent, at time.Duration, promoted m
 }
 
 // leftBehind is how many lock commands the old master (master) and the
-// new one (replica-1) ran from 300 ms after the new master ran its first
+// new one (replica-1) ran from 1 s after the new master ran its first
 // after its promotion: by then every client should have followed, and
 // the old master, a master still until Sentinel demotes it, run none.
+// (From 300 ms, a loaded CI run on 7 December counted 862 on the old
+// master against 13,427: go-redis's clients had not all followed yet.)
 func leftBehind(t *testing.T, tl *timeline, promotedAt time.Time) (old, promoted int64) {
 	t.Helper()
 	switched := tl.served("replica-1", promotedAt)
 	if switched.IsZero() {
 		t.Fatalf("the new master ran no lock command after its promotion")
 	}
-	from := switched.Add(300 * time.Millisecond)
+	from := switched.Add(time.Second)
 	return tl.servedFrom("master", from), tl.servedFrom("replica-1", from)
 }
 
