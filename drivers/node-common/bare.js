@@ -4,7 +4,8 @@
 // driver.js. It reads init (parsed and set up by the driver's own init) and
 // the loop request on stdin, runs `clients` async tasks on this one event
 // loop, each cycling acquire then release on a lock name of its own through
-// the driver's library calls (its bare(client)), and writes one loop_ok
+// the driver's library calls (its bare(client): acquire(key), then
+// release(the lock it gave)), and writes one loop_ok
 // line: the cycles of the measured phase, its time, this process's CPU in
 // it and the acquires' median time. No protocol in the way.
 
@@ -52,10 +53,13 @@ async function run(driver, init, loop) {
   let cycles = 0;
   const took = [];
   const client = async (i) => {
-    const cycle = driver.bare(i);
+    const lib = driver.bare(i);
     const key = `${init.prefix}c0:lock:${i}`;
     while (!stop) {
-      const us = await cycle(key);
+      const t0 = P.nowUs();
+      const held = await lib.acquire(key);
+      const us = P.nowUs() - t0;
+      await lib.release(held);
       cycles++;
       if (measuring) took.push(us);
     }

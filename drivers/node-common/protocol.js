@@ -60,8 +60,8 @@ const bareOf = { loading: false, driver: null };
 
 // serve reads stdin until it closes, then exits. driver: {name, init(req)
 // -> Promise<init_ok fields>, handle(req) (may be async; it replies
-// itself), and for the bare loop bare(client) -> async (key) -> the
-// acquire's µs, one cycle of the driver's calls}.
+// itself), and for the bare loop bare(client) -> {acquire(key) -> the
+// library's lock, release(lock)}, the driver's library calls}.
 function serve(driver) {
   if (bareOf.loading) {
     bareOf.driver = driver; // node-common/bare.js runs it

@@ -198,15 +198,9 @@ P.serve({
   init: setup,
   // the bare loop's cycle (node-common/bare.js): each client's Redlock as
   // the driver makes it, the driver's calls, no protocol
-  bare(idx) {
+  bare() {
     const r = api.make(acquireSettings(), () => {});
-    return async (key) => {
-      const t0 = P.nowUs();
-      const lock = await api.acquire(r, key);
-      const took = P.nowUs() - t0;
-      await api.release(r, lock);
-      return took;
-    };
+    return { acquire: (key) => api.acquire(r, key), release: (lock) => api.release(r, lock) };
   },
   handle(req) {
     switch (req.type) {

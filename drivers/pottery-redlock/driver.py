@@ -110,10 +110,7 @@ class Client(P.Client):
                               auto_release_time=cfg.release_time)
         t0 = time.monotonic()
         try:
-            if cfg.blocking:
-                ok = lock.acquire(blocking=True, timeout=cfg.timeout)
-            else:
-                ok = lock.acquire(blocking=False)
+            ok = acquire_lock(lock, cfg)
         except QuorumIsImpossible as e:
             self.failed(req, e)
             return
@@ -165,22 +162,24 @@ class Client(P.Client):
         self.reply(req, "extend_ok", validity_ms=round((lock.auto_release_time - (t1 - t0)) * 1000.0, 3))
 
 
-def bare_cycle(cfg, idx):
-    """The bare loop's cycle (bare.py): the Redlock built as acquire builds
-    it, acquire then release, no protocol; it returns the acquire's
-    seconds."""
-    def cycle(key):
+def acquire_lock(lock, cfg):
+    """The library's acquire as cfg asks it: blocking up to cfg.timeout, or
+    one try."""
+    if cfg.blocking:
+        return lock.acquire(blocking=True, timeout=cfg.timeout)
+    return lock.acquire(blocking=False)
+
+
+def bare_calls(cfg, idx):
+    """The bare loop's calls (bare.py): for a key, the Redlock built as
+    acquire builds it, its acquire and release."""
+    def calls(key):
         lock = cfg.lock_class(key=key[len(cfg.prefix):], masters=cfg.masters, raise_on_redis_errors=True,
                               auto_release_time=cfg.release_time)
-        t0 = time.monotonic()
-        ok = lock.acquire(blocking=True, timeout=cfg.timeout) if cfg.blocking else lock.acquire(blocking=False)
-        if not ok:
-            raise RuntimeError("acquire refused %s, a name of the client's own" % key)
-        took = time.monotonic() - t0
-        lock.release()
-        return took
+        return lambda: acquire_lock(lock, cfg), lock.release
 
-    return cycle
+    return calls
+
 
 
 def init(req):

@@ -357,7 +357,7 @@ def language():
     return "python %d.%d.%d" % sys.version_info[:3]
 
 
-def bare(name, init, cycle_of):
+def bare(name, init, calls_of):
     """A driver's bare loop (docs/drivers.md, "The bare loop"), calibrate
     --driver's reference: reads init and the loop request on stdin, runs
     one thread per client cycling acquire then release on a lock name of
@@ -365,9 +365,9 @@ def bare(name, init, cycle_of):
     measured phase's cycles, its time, this process's CPU in it, the
     acquires' median). No protocol in the way.
 
-    init(req) -> (cfg, init_ok fields), the driver's own; cycle_of(cfg, idx)
-    -> cycle(key), which acquires and releases and returns the acquire's
-    seconds.
+    init(req) -> (cfg, init_ok fields), the driver's own; calls_of(cfg, idx)
+    -> calls(key) -> (acquire, release): the library's calls for a lock of
+    key, as the driver makes them; acquire() is true when it took the lock.
     """
     global NAME
     NAME = name
@@ -382,12 +382,17 @@ def bare(name, init, cycle_of):
         failed = []
 
         def client(i):
-            cycle = cycle_of(cfg, i)
+            calls = calls_of(cfg, i)
             key = "%sc0:lock:%d" % (req["prefix"], i)
             mine = took[i]
             try:
                 while not stop.is_set():
-                    t = cycle(key)
+                    acquire, release = calls(key)
+                    t0 = time.monotonic()
+                    if not acquire():
+                        raise RuntimeError("acquire refused %s, a name of the client's own" % key)
+                    t = time.monotonic() - t0
+                    release()
                     counts[i] += 1
                     if measuring[0]:
                         mine.append(t)

@@ -157,10 +157,7 @@ class Client(P.Client):
             return
         t0 = time.monotonic()
         try:
-            if cfg.blocking:
-                ok = lock.acquire(blocking=True, timeout=cfg.timeout)
-            else:
-                ok = lock.acquire(blocking=False)
+            ok = acquire_lock(lock, cfg)
         except Exception as e:
             self.error(req, e, self.definite(e))
             return
@@ -213,25 +210,27 @@ class Client(P.Client):
         self.reply(req, "extend_ok", validity_ms=round(expire * 1000.0 - (time.monotonic() - t0) * 1000.0, 3))
 
 
-def bare_cycle(cfg, idx):
-    """The bare loop's cycle (bare.py): the PrefixedLock built as acquire
-    builds it (without renewal), acquire then release, no protocol; it
-    returns the acquire's seconds."""
+def acquire_lock(lock, cfg):
+    """The library's acquire as cfg asks it: blocking up to cfg.timeout, or
+    one try."""
+    if cfg.blocking:
+        return lock.acquire(blocking=True, timeout=cfg.timeout)
+    return lock.acquire(blocking=False)
+
+
+def bare_calls(cfg, idx):
+    """The bare loop's calls (bare.py): for a key, the PrefixedLock built as
+    acquire builds it (without renewal), its acquire and release."""
     if RENEW:
         raise P.Unsupported("python-redis-lock-renew has no bare loop (python-redis-lock has)")
     client = cfg.shared_client()
 
-    def cycle(key):
+    def calls(key):
         lock = PrefixedLock(client, cfg.prefix, key[len(cfg.prefix):], expire=cfg.expire)
-        t0 = time.monotonic()
-        ok = lock.acquire(blocking=True, timeout=cfg.timeout) if cfg.blocking else lock.acquire(blocking=False)
-        if not ok:
-            raise RuntimeError("acquire refused %s, a name of the client's own" % key)
-        took = time.monotonic() - t0
-        lock.release()
-        return took
+        return lambda: acquire_lock(lock, cfg), lock.release
 
-    return cycle
+    return calls
+
 
 
 def init(req):

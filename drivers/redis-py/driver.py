@@ -329,23 +329,19 @@ class Client(P.Client):
         self.reply(req, "extend_ok", validity_ms=round(int(ttl_ms) - (t1 - t0) * 1000.0, 3))
 
 
-def bare_cycle(cfg, idx):
-    """The bare loop's cycle (bare.py): the Lock built as acquire builds it
-    (the shared client, a TimedLock, thread_local=False), acquire() then
-    release(), no protocol; it returns the acquire's seconds."""
+def bare_calls(cfg, idx):
+    """The bare loop's calls (bare.py): for a key, the Lock built as acquire
+    builds it (the shared client, a TimedLock, thread_local=False), its
+    acquire() and release()."""
     client = cfg.shared_client()
 
-    def cycle(key):
+    def calls(key):
         lock = client.lock(key, timeout=cfg.timeout, sleep=cfg.sleep, blocking=cfg.blocking,
                            blocking_timeout=cfg.blocking_timeout, lock_class=TimedLock, thread_local=False)
-        t0 = time.monotonic()
-        if not lock.acquire():
-            raise RuntimeError("acquire refused %s, a name of the client's own" % key)
-        took = time.monotonic() - t0
-        lock.release()
-        return took
+        return lock.acquire, lock.release
 
-    return cycle
+    return calls
+
 
 
 def init(req):

@@ -237,17 +237,17 @@ P.serve({
   // built as newLock builds it, on the shared client itself (not the
   // driver's timing view), tryAcquire then release
   bare() {
-    return async (key) => {
-      const name = key.slice(cfg.prefix.length);
-      let lock;
-      if (FORM === 'redlock') lock = new RS.RedlockMutex(servers, name, options);
-      else if (FORM === 'semaphore') lock = new RS.Semaphore(servers[0], name, limit, options);
-      else lock = new RS.Mutex(servers[0], name, options);
-      const t0 = P.nowUs();
-      if (!(await lock.tryAcquire())) throw new Error(`tryAcquire refused ${key}, a name of the client's own`);
-      const took = P.nowUs() - t0;
-      await lock.release();
-      return took;
+    return {
+      async acquire(key) {
+        const name = key.slice(cfg.prefix.length);
+        let lock;
+        if (FORM === 'redlock') lock = new RS.RedlockMutex(servers, name, options);
+        else if (FORM === 'semaphore') lock = new RS.Semaphore(servers[0], name, limit, options);
+        else lock = new RS.Mutex(servers[0], name, options);
+        if (!(await lock.tryAcquire())) throw new Error(`tryAcquire refused ${key}, a name of the client's own`);
+        return lock;
+      },
+      release: (lock) => lock.release(),
     };
   },
   handle(req) {

@@ -425,13 +425,14 @@ P.serve({
   bare() {
     if (USING) throw new P.ProtoError('unsupported', 'redlock-universal-using has no bare loop (redlock-universal has)');
     let lock = null;
-    return async (key) => {
-      lock = lock || (cfg.mode === 'masters' ? createRedlock({ adapters: bases, key, ...lockOptions }) : createLock({ adapter: bases[0], key, ...lockOptions }));
-      const t0 = P.nowUs();
-      const handle = await lock.acquire();
-      const took = P.nowUs() - t0;
-      if (!(await lock.release(handle))) throw new Error('release found the lock gone');
-      return took;
+    return {
+      acquire(key) {
+        lock = lock || (cfg.mode === 'masters' ? createRedlock({ adapters: bases, key, ...lockOptions }) : createLock({ adapter: bases[0], key, ...lockOptions }));
+        return lock.acquire();
+      },
+      async release(handle) {
+        if (!(await lock.release(handle))) throw new Error('release found the lock gone');
+      },
     };
   },
   handle(req) {

@@ -225,12 +225,9 @@ P.serve({
   bare(idx) {
     if (USING) throw new P.ProtoError('unsupported', 'sesame-redlock-using has no bare loop (sesame-redlock has)');
     const { redlock } = clientState(idx);
-    return async (key) => {
-      const t0 = P.nowUs();
-      const lock = await redlock.acquire([key], cfg.ttl, acquireSettings);
-      const took = P.nowUs() - t0;
-      await redlock.release(lock, oneShot || undefined);
-      return took;
+    return {
+      acquire: (key) => redlock.acquire([key], cfg.ttl, acquireSettings),
+      release: (lock) => redlock.release(lock, oneShot || undefined),
     };
   },
   handle(req) {
