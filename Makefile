@@ -38,16 +38,18 @@ PY_VENV = [ -f $(1)/venv/.installed ] && [ $(1)/venv/.installed -nt $(1)/require
 # pom.xml (every version pinned), offline first when ~/.m2 has it all, the thin
 # target/redisson-driver.jar, target/redisson-observe.jar and Redisson's classpath in
 # target/lib; target/.built, written last, says all three are there. Rebuilt only
-# when that is missing or older than the pom or a source file.
+# when that is missing or older than the pom or a source file, drivers/java-common's
+# too (the bare loop the Java drivers share, compiled into each).
+JAVA_COMMON_SRC := $(shell find drivers/java-common/src -name '*.java' 2>/dev/null)
 REDISSON_JAR := drivers/redisson/target/.built
-REDISSON_SRC := drivers/redisson/pom.xml $(shell find drivers/redisson/src -name '*.java' 2>/dev/null)
+REDISSON_SRC := drivers/redisson/pom.xml $(shell find drivers/redisson/src -name '*.java' 2>/dev/null) $(JAVA_COMMON_SRC)
 # ShedLock's driver (drivers/shedlock) the same way: target/shedlock-driver.jar and
 # ShedLock's classpath in target/lib.
 SHEDLOCK_JAR := drivers/shedlock/target/.built
-SHEDLOCK_SRC := drivers/shedlock/pom.xml $(shell find drivers/shedlock/src -name '*.java' 2>/dev/null)
+SHEDLOCK_SRC := drivers/shedlock/pom.xml $(shell find drivers/shedlock/src -name '*.java' 2>/dev/null) $(JAVA_COMMON_SRC)
 # Spring Integration's RedisLockRegistry driver (drivers/spring-redis-lock) too.
 SPRING_LOCK_JAR := drivers/spring-redis-lock/target/.built
-SPRING_LOCK_SRC := drivers/spring-redis-lock/pom.xml $(shell find drivers/spring-redis-lock/src -name '*.java' 2>/dev/null)
+SPRING_LOCK_SRC := drivers/spring-redis-lock/pom.xml $(shell find drivers/spring-redis-lock/src -name '*.java' 2>/dev/null) $(JAVA_COMMON_SRC)
 # The rslock driver (drivers/rslock): cargo build --release --locked from the committed
 # Cargo.toml and Cargo.lock (every crate pinned), offline first when ~/.cargo has them all;
 # rebuilt when the binary is missing or older than the manifest, the lock or a source.

@@ -231,6 +231,20 @@ final class Driver {
         }
     }
 
+    /**
+     * The bare loop's cycle (Bare): the call acquire makes (one lock(), the
+     * first try of doAcquire), then unlock() as release makes it, with no
+     * protocol; the lock() call's nanoseconds. It throws when the lock was
+     * refused.
+     */
+    long cycle(String key) {
+        long t0 = System.nanoTime();
+        Optional<SimpleLock> got = provider.lock(config(lockName(key), s.ttlMs));
+        long took = System.nanoTime() - t0;
+        got.orElseThrow(() -> new IllegalStateException("the lock was refused on a name of the client's own")).unlock();
+        return took;
+    }
+
     /** The lease's time left as ShedLock counts it: lockAtMostUntil less now. */
     private static double validityMs(LockConfiguration lc) {
         return Duration.between(Instant.now(), lc.getLockAtMostUntil()).toNanos() / 1e6;

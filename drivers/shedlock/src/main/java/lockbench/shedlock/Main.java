@@ -31,6 +31,13 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
+        String f = formOf(args);
+        Out.init();
+        new Main(f).serve();
+    }
+
+    /** The --form of args (shedlock without one); an unknown one exits 2. */
+    static String formOf(String[] args) {
         String f = "shedlock";
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals("--form")) {
@@ -41,8 +48,7 @@ public final class Main {
             System.err.println("shedlock driver: unknown --form " + f + " (known: " + String.join(", ", FORMS) + ")");
             System.exit(2);
         }
-        Out.init();
-        new Main(f).serve();
+        return f;
     }
 
     private void serve() throws Exception {

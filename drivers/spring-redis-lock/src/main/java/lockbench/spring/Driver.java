@@ -283,6 +283,32 @@ final class Driver {
     }
 
     /**
+     * The bare loop's cycle (Bare), on the calling thread (the bare client's
+     * own, as lock and unlock must share one): the calls acquire makes on
+     * client's registry (obtain, then lock() or tryLock with the init's
+     * wait), then unlock() as release makes it, with no protocol and no
+     * renewal observed; the acquire's nanoseconds. It throws when the lock
+     * was refused.
+     */
+    long cycle(int client, String key) throws InterruptedException {
+        Lock l = client(client).registry().obtain(path(key));
+        long wait = waitMs();
+        long t0 = System.nanoTime();
+        boolean ok = true;
+        if (wait < 0) {
+            l.lock();
+        } else {
+            ok = l.tryLock(wait, TimeUnit.MILLISECONDS);
+        }
+        long took = System.nanoTime() - t0;
+        if (!ok) {
+            throw new IllegalStateException("the lock was refused on a name of the client's own");
+        }
+        unlock(l, false);
+        return took;
+    }
+
+    /**
      * The library's unlock, on a thread interrupted just before it when the
      * release asks (a task cancelled or a service shutting down while it holds
      * the lock: unlock sees Thread.isInterrupted()). The flag is cleared

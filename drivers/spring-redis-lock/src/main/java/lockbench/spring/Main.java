@@ -35,6 +35,24 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
+        String f = formOf(args);
+        Out.init();
+        logs();
+        new Main(f).serve();
+    }
+
+    /** The process's logging, before any registry is made (the driver's and its bare loop's). */
+    static void logs() {
+        oneLineLogs();
+        // a task of the library's that threw on a thread of its own (7.0.4's
+        // interrupted unlock runs its delete on the registry's executor, whose
+        // ConcurrentModificationException no caller sees): one line on stderr
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> Out.log("uncaught in thread " + t.getName() + ": " + Driver.text(e)));
+        StorePath.watch();
+    }
+
+    /** The --form of args (spring-redis-lock without one); an unknown one exits 2. */
+    static String formOf(String[] args) {
         String f = "spring-redis-lock";
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals("--form")) {
@@ -45,14 +63,7 @@ public final class Main {
             System.err.println("spring-redis-lock driver: unknown --form " + f + " (known: " + String.join(", ", FORMS) + ")");
             System.exit(2);
         }
-        Out.init();
-        oneLineLogs();
-        // a task of the library's that threw on a thread of its own (7.0.4's
-        // interrupted unlock runs its delete on the registry's executor, whose
-        // ConcurrentModificationException no caller sees): one line on stderr
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> Out.log("uncaught in thread " + t.getName() + ": " + Driver.text(e)));
-        StorePath.watch();
-        new Main(f).serve();
+        return f;
     }
 
     /**
@@ -226,7 +237,7 @@ public final class Main {
      * The form init asks for, or Unsupported: a semaphore, renewal from a
      * form without it (or a version without setRenewalTaskScheduler).
      */
-    private static Driver make(String name, Settings s) throws Exception {
+    static Driver make(String name, Settings s) throws Exception {
         boolean pubsub = name.contains("-pubsub");
         boolean renew = name.endsWith("-renew");
         boolean shared = name.equals(SHARED);
