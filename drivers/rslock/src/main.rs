@@ -14,8 +14,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rslock::{Lock, LockError, LockManager};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot, Notify};
+use std::io::{BufRead, Write};
+use tokio::sync::{oneshot, Notify};
+
+mod bare;
 
 /// The Cargo.toml this binary was built from: its rslock dependency is
 /// pinned `=X.Y.Z`, so it names the version compiled in (package
@@ -96,7 +98,7 @@ enum SlotState {
 }
 
 struct Driver {
-    out: mpsc::UnboundedSender<String>,
+    out: Out,
     cfg: Config,
     /// Acquires with the run's retry settings.
     mgr: LockManager,
@@ -107,8 +109,26 @@ struct Driver {
     seq: std::sync::atomic::AtomicU64,
 }
 
-fn send(out: &mpsc::UnboundedSender<String>, msg: Value) {
-    let _ = out.send(msg.to_string());
+/// Where protocol lines go: stdout, or nowhere (the bare loop's driver).
+#[derive(Clone, Copy)]
+struct Out {
+    stdout: bool,
+}
+
+/// Writes msg as one line on stdout, from the task that has it: a write to
+/// the pipe lockbench reads is one system call that does not wait, where a
+/// writer task and tokio's stdout (a thread of its blocking pool) cost a
+/// wake-up each. A stdout gone (lockbench ended) ends the process.
+fn send(out: &Out, msg: Value) {
+    if !out.stdout {
+        return;
+    }
+    let mut line = msg.to_string();
+    line.push('\n');
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(line.as_bytes()).and_then(|()| stdout.flush()).is_err() {
+        std::process::exit(0);
+    }
 }
 
 fn micros(since: Instant) -> u64 {
@@ -121,36 +141,30 @@ fn error(id: Value, client: Value, definite: bool, code: &str, text: &str) -> Va
 
 #[tokio::main]
 async fn main() {
-    let form = match std::env::args().skip_while(|a| a != "--form").nth(1).as_deref() {
+    // --bare FORM: the form's bare loop (bare.rs) in place of the protocol
+    let bare = std::env::args().any(|a| a == "--bare");
+    let flag = if bare { "--bare" } else { "--form" };
+    let form = match std::env::args().skip_while(|a| a != flag).nth(1).as_deref() {
         None | Some("rslock") => Form::Plain,
         Some("rslock-using") => Form::Using,
         Some(other) => {
-            eprintln!("rslock driver: unknown --form {other} (known: rslock, rslock-using)");
+            eprintln!("rslock driver: unknown {flag} {other} (known: rslock, rslock-using)");
             std::process::exit(2);
         }
     };
-    let (out, mut lines) = mpsc::unbounded_channel::<String>();
-    tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
-        while let Some(line) = lines.recv().await {
-            let mut buf = line;
-            buf.push('\n');
-            while let Ok(more) = lines.try_recv() {
-                buf.push_str(&more);
-                buf.push('\n');
-            }
-            if stdout.write_all(buf.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
-                std::process::exit(0);
-            }
-        }
-    });
-
-    let mut stdin = BufReader::new(tokio::io::stdin());
+    if bare {
+        bare::run(form).await;
+    }
+    let out = Out { stdout: true };
+    // stdin is read on this thread (block_on's, no worker of the runtime),
+    // blocking, as tokio's stdin would on a thread of its blocking pool and
+    // a wake-up more a read
+    let mut stdin = std::io::stdin().lock();
     let mut driver: Option<Arc<Driver>> = None;
     let mut line = Vec::new();
     loop {
         line.clear();
-        match stdin.read_until(b'\n', &mut line).await {
+        match stdin.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => std::process::exit(0), // stdin closed: exit, leaving calls in flight
             Ok(_) => {}
         }
@@ -173,7 +187,7 @@ async fn main() {
             continue;
         };
         if typ == "init" {
-            match init(&req, form, out.clone()) {
+            match init(&req, form, out) {
                 Ok((d, ok)) => {
                     driver = Some(Arc::new(d));
                     let mut ok = ok;
@@ -245,7 +259,7 @@ async fn main() {
 
 /// init: the Config and LockManager, and init_ok's fields; or a refusal
 /// (code, text).
-fn init(req: &Value, form: Form, out: mpsc::UnboundedSender<String>) -> Result<(Driver, Value), (&'static str, String)> {
+fn init(req: &Value, form: Form, out: Out) -> Result<(Driver, Value), (&'static str, String)> {
     let malformed = |what: &str| ("malformed", format!("init: {what}"));
     let unsupported = |what: String| ("unsupported", what);
     let redis = req.get("redis").filter(|r| r.is_object()).ok_or_else(|| malformed("no \"redis\""))?;
@@ -411,12 +425,7 @@ impl Driver {
         let start = Instant::now();
         let deadline = start + self.cfg.acquire_timeout;
         loop {
-            let mut mgr = self.mgr.clone();
-            match self.cfg.kind {
-                RetryKind::None => mgr.set_retry(1, self.cfg.delay),
-                RetryKind::Library => {}
-                _ => mgr.set_retry(self.attempts(deadline.saturating_duration_since(Instant::now())), self.cfg.delay),
-            }
+            let mgr = self.acquirer(deadline.saturating_duration_since(Instant::now()));
             let call = Instant::now();
             match mgr.lock(key.as_bytes(), self.cfg.ttl).await {
                 Ok(lock) => {
@@ -435,6 +444,37 @@ impl Driver {
                 }
                 Err(e) => return self.lock_error(id, client, &e),
             }
+        }
+    }
+
+    /// The LockManager of the plain form's next lock() call, `left` before
+    /// the acquire timeout: the run's retry count on a clone of mgr.
+    fn acquirer(&self, left: Duration) -> LockManager {
+        let mut mgr = self.mgr.clone();
+        match self.cfg.kind {
+            RetryKind::None => mgr.set_retry(1, self.cfg.delay),
+            RetryKind::Library => {}
+            _ => mgr.set_retry(self.attempts(left), self.cfg.delay),
+        }
+        mgr
+    }
+
+    /// The bare loop's cycle (bare.rs): the library calls of an acquire
+    /// and its release, with no protocol: the plain form's first lock()
+    /// call then unlock() as release makes it; the using form's using()
+    /// with a closure that returns at once. The acquire's time (to the
+    /// closure's start for using()), or what the library said when it
+    /// refused.
+    async fn cycle(&self, key: &str) -> Result<Duration, String> {
+        let start = Instant::now();
+        match self.cfg.form {
+            Form::Plain => {
+                let lock = self.acquirer(self.cfg.acquire_timeout).lock(key.as_bytes(), self.cfg.ttl).await.map_err(|e| e.to_string())?;
+                let took = start.elapsed();
+                self.once.unlock(&lock).await;
+                Ok(took)
+            }
+            Form::Using => self.mgr.using(key.as_bytes(), self.cfg.ttl, async move || start.elapsed()).await.map_err(|e| e.to_string()),
         }
     }
 
