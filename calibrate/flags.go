@@ -28,7 +28,7 @@ func NewFlags(fs *pflag.FlagSet) *Flags {
 	fs.IntVar(&o.Connections, "connections", o.Connections, "`N` connections of redis-benchmark, and as many clients of lockbench")
 	fs.IntVar(&o.Requests, "requests", o.Requests, "`N` requests redis-benchmark sends per command (SET, then DEL)")
 	fs.DurationVar(&o.Duration, "duration", o.Duration, "measured time of each lockbench run and bare loop")
-	fs.DurationVar(&o.Warmup, "warmup", o.Warmup, "warm-up before each lockbench run and bare loop, not measured")
+	fs.DurationVar(&o.Warmup, "warmup", o.Warmup, "warm-up before each lockbench run and bare loop, not measured (with --driver: 1s, 10s for a Java driver, whose JVM compiles for seconds)")
 	fs.IntVar(&o.Pairs, "pairs", o.Pairs, "`N` turns of redis-benchmark, then lockbench; the figures are their medians (default 5 with --driver)")
 	fs.StringVar(&o.Server, "server", o.Server, "the `SERVER` to calibrate on: redis or valkey (against valkey-benchmark), or a server binary's path (default redis)")
 	fs.StringVar(&o.Client, "client", o.Client, "client `LIBRARY` of lockbench: "+strings.Join(clients.Names, ", ")+" or "+BothClients)
@@ -57,7 +57,10 @@ func (f *Flags) Run(ctx context.Context, log io.Writer) (interface{ Write(io.Wri
 		return Run(ctx, f.o)
 	}
 	d := f.d
-	d.Duration, d.Warmup, d.Server, d.Log = f.o.Duration, f.o.Warmup, f.o.Server, log
+	d.Duration, d.Server, d.Log = f.o.Duration, f.o.Server, log
+	if f.fs.Changed("warmup") {
+		d.Warmup = f.o.Warmup
+	}
 	if f.fs.Changed("pairs") {
 		d.Pairs = f.o.Pairs
 	}
