@@ -50,7 +50,7 @@ func TestDriverIsAVariant(t *testing.T) {
 			}
 			d := drv.Driver
 			if d == nil || d.Name != "go-lua" || d.Library != "lockbench lua-release" || d.Version == "" || !strings.HasPrefix(d.Language, "go") ||
-				d.Procs != 1 || strings.Join(d.Command, " ") != "./go-lua" {
+				d.Procs != 1 || strings.Join(d.Command, " ") != "./go-lua serve" {
 				t.Fatalf("the driver cell's driver: %+v", d)
 			}
 			// go-lua reports took_us: the library's acquire is timed

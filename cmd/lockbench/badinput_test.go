@@ -186,7 +186,7 @@ func TestBadFiles(t *testing.T) {
 		{"topology down stray argument", []string{"topology", "down", "now", "--state", "@/state.json"}, []string{`"now"`}},
 		{"calibrate bad flag", []string{"calibrate", "--colour", "red"}, []string{"--colour"}},
 		{"calibrate driver unknown", []string{"calibrate", "--driver", "nosuch"}, []string{`"nosuch"`, "unknown driver"}},
-		{"calibrate driver without a bare loop", []string{"calibrate", "--driver", "go-lua", "--drivers", "../../drivers"}, []string{"--driver", "go-lua", "no bare loop", "node-redlock"}},
+		{"calibrate driver without a bare loop", []string{"calibrate", "--driver", "python-redis-lock-renew", "--drivers", "../../drivers"}, []string{"--driver", "python-redis-lock-renew", "no bare loop", "node-redlock"}},
 		{"calibrate driver with connections", []string{"calibrate", "--driver", "node-redlock", "--connections", "5"}, []string{"--connections", "without --driver"}},
 		{"calibrate clients without driver", []string{"calibrate", "--clients", "4"}, []string{"--clients", "--driver"}},
 		{"calibrate driver no clients", []string{"calibrate", "--driver", "node-redlock", "--drivers", "../../drivers", "--clients", "0"}, []string{"--clients", "at least 1"}},

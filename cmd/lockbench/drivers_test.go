@@ -37,7 +37,7 @@ func TestDriverCheckGoLua(t *testing.T) {
 		t.Errorf("no summary:\n%s", stdout)
 	}
 	stdout, _, status = runCLI(t, "drivers")
-	if status != exitOK || !regexp.MustCompile(`(?m)^go-lua\s+lockbench lua-release\s+go\s+-\s+yes\s+\./go-lua$`).MatchString(stdout) {
+	if status != exitOK || !regexp.MustCompile(`(?m)^go-lua\s+lockbench lua-release\s+go\s+-\s+yes\s+\./go-lua serve$`).MatchString(stdout) {
 		t.Errorf("lockbench drivers, status %d:\n%s", status, stdout)
 	}
 }

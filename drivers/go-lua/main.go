@@ -9,7 +9,8 @@
 //
 // lockbench runs it through drivers/go-lua/driver.json after make drivers
 // builds it: lockbench driver check go-lua; lockbench run --variants
-// drv:go-lua.
+// drv:go-lua. Its arguments: serve (the protocol; the default), or bare,
+// its bare loop (lockbench calibrate --driver go-lua).
 package main
 
 import (
@@ -36,6 +37,13 @@ func main() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	if len(os.Args) > 1 && os.Args[1] == bareArg {
+		if err := bare(ctx, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "go-lua: bare loop:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	in, out := pollable(os.Stdin), pollable(os.Stdout)
 	if err := newServer(out, os.Stderr).serve(ctx, in); err != nil {
 		fmt.Fprintln(os.Stderr, "go-lua:", err)
