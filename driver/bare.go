@@ -100,8 +100,8 @@ func (r BareResult) PerSecond() float64 {
 	return float64(r.Cycles) / r.Elapsed.Seconds()
 }
 
-// bareRequest is the second line a bare loop reads, after init.
-type bareRequest struct {
+// BareRequest is the second line a bare loop reads, after init.
+type BareRequest struct {
 	Type       string  `json:"type"`
 	Clients    int     `json:"clients"`
 	WarmupMs   float64 `json:"warmup_ms"`
@@ -144,7 +144,7 @@ func RunBare(ctx context.Context, m Manifest, cfg Config, load BareLoad) (BareRe
 	if err != nil {
 		return BareResult{}, fmt.Errorf("driver %s: bare loop: %w", m.Name, err)
 	}
-	loop, _ := json.Marshal(bareRequest{Type: "loop", Clients: load.Clients,
+	loop, _ := json.Marshal(BareRequest{Type: "loop", Clients: load.Clients,
 		WarmupMs: wire.Millis(load.Warmup), DurationMs: wire.Millis(load.Duration)})
 	ctx, cancel := context.WithTimeout(ctx, load.Warmup+load.Duration+cfg.InitTimeout+cfg.Margin)
 	defer cancel()

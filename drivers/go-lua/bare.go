@@ -15,23 +15,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lockbench/lockbench/driver"
 	"github.com/lockbench/lockbench/driver/wire"
 )
 
 // bareArg, as go-lua's first argument, runs its bare loop (docs/drivers.md,
 // "The bare loop") instead of the protocol: driver.json's bare swaps the
-// command's serveArg for it.
-const (
-	serveArg = "serve"
-	bareArg  = "bare"
-)
-
-// loopRequest is the bare loop's second line, after init.
-type loopRequest struct {
-	Clients    int     `json:"clients"`
-	WarmupMs   float64 `json:"warmup_ms"`
-	DurationMs float64 `json:"duration_ms"`
-}
+// command's "serve" for it.
+const bareArg = "bare"
 
 // bare reads init and the loop request on in, sets up as init does
 // (newBackend), runs a goroutine per client cycling its lock's Acquire
@@ -67,7 +58,7 @@ func bareLoop(ctx context.Context, in *bufio.Reader) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the loop request: %w", err)
 	}
-	var load loopRequest
+	var load driver.BareRequest
 	if err := json.Unmarshal(second, &load); err != nil {
 		return nil, fmt.Errorf("the loop request: %w", err)
 	}

@@ -110,7 +110,7 @@ class Client(P.Client):
                               auto_release_time=cfg.release_time)
         t0 = time.monotonic()
         try:
-            ok = acquire_lock(lock, cfg)
+            ok = P.acquire_lock(lock, cfg)
         except QuorumIsImpossible as e:
             self.failed(req, e)
             return
@@ -162,21 +162,13 @@ class Client(P.Client):
         self.reply(req, "extend_ok", validity_ms=round((lock.auto_release_time - (t1 - t0)) * 1000.0, 3))
 
 
-def acquire_lock(lock, cfg):
-    """The library's acquire as cfg asks it: blocking up to cfg.timeout, or
-    one try."""
-    if cfg.blocking:
-        return lock.acquire(blocking=True, timeout=cfg.timeout)
-    return lock.acquire(blocking=False)
-
-
 def bare_calls(cfg, idx):
     """The bare loop's calls (bare.py): for a key, the Redlock built as
     acquire builds it, its acquire and release."""
     def calls(key):
         lock = cfg.lock_class(key=key[len(cfg.prefix):], masters=cfg.masters, raise_on_redis_errors=True,
                               auto_release_time=cfg.release_time)
-        return lambda: acquire_lock(lock, cfg), lock.release
+        return lambda: P.acquire_lock(lock, cfg), lock.release
 
     return calls
 

@@ -353,6 +353,16 @@ def serve(name, init, client_class):
     os._exit(0)
 
 
+def acquire_lock(lock, cfg):
+    """A lock's acquire as cfg asks it (the drivers whose library's acquire
+    takes blocking= and timeout=, python-redis-lock's and pottery's, in their
+    acquire and their bare calls alike): blocking up to cfg.timeout, or one
+    try."""
+    if cfg.blocking:
+        return lock.acquire(blocking=True, timeout=cfg.timeout)
+    return lock.acquire(blocking=False)
+
+
 def language():
     return "python %d.%d.%d" % sys.version_info[:3]
 

@@ -157,7 +157,7 @@ class Client(P.Client):
             return
         t0 = time.monotonic()
         try:
-            ok = acquire_lock(lock, cfg)
+            ok = P.acquire_lock(lock, cfg)
         except Exception as e:
             self.error(req, e, self.definite(e))
             return
@@ -210,14 +210,6 @@ class Client(P.Client):
         self.reply(req, "extend_ok", validity_ms=round(expire * 1000.0 - (time.monotonic() - t0) * 1000.0, 3))
 
 
-def acquire_lock(lock, cfg):
-    """The library's acquire as cfg asks it: blocking up to cfg.timeout, or
-    one try."""
-    if cfg.blocking:
-        return lock.acquire(blocking=True, timeout=cfg.timeout)
-    return lock.acquire(blocking=False)
-
-
 def bare_calls(cfg, idx):
     """The bare loop's calls (bare.py): for a key, the PrefixedLock built as
     acquire builds it (without renewal), its acquire and release."""
@@ -227,7 +219,7 @@ def bare_calls(cfg, idx):
 
     def calls(key):
         lock = PrefixedLock(client, cfg.prefix, key[len(cfg.prefix):], expire=cfg.expire)
-        return lambda: acquire_lock(lock, cfg), lock.release
+        return lambda: P.acquire_lock(lock, cfg), lock.release
 
     return calls
 
